@@ -45,6 +45,87 @@ interface KafkaGoSummary {
   group: { consumed: number; resumedAt: number };
 }
 
+interface Outcome {
+  code: number;
+  message?: string;
+}
+
+interface ConfigEntry {
+  value: string;
+  readOnly: boolean;
+  default: boolean;
+  source: number;
+  sensitive: boolean;
+}
+
+type DeleteRecordsAnswer = Record<string, { code: number; lowWatermark: number }>;
+
+/** What sarama-admin prints: each call's outcome by name (see its main.go). */
+interface AdminSummary {
+  [call: string]: unknown;
+  createValidateOnly: Outcome;
+  validatedExists: number;
+  listedValidated: boolean;
+  createAssigned: Outcome;
+  assignedPartitions: number;
+  listedAssigned: number;
+  listedReplicationFactor: number;
+  createConfigured: Outcome;
+  listedConfigs: Record<string, string>;
+  createExisting: Outcome;
+  createBadConfigValue: Outcome;
+  createUnknownConfig: Outcome;
+  createTooManyReplicas: Outcome;
+  createZeroPartitions: Outcome;
+  createBadName: Outcome;
+  createAssignedUnknownBroker: Outcome;
+  describeMissing: number;
+  partitionsTo4: Outcome;
+  partitionsTo4Again: Outcome;
+  partitionsTo2: Outcome;
+  partitionsAssigned: Outcome;
+  partitionsBadAssignment: Outcome;
+  partitionsMissing: Outcome;
+  partitionsAfter: number;
+  deleteRecords: Outcome;
+  oldestAfterDelete: number;
+  deleteRecordsRaw: DeleteRecordsAnswer;
+  deleteRecordsBeyondEnd: DeleteRecordsAnswer;
+  deleteRecordsToEnd: DeleteRecordsAnswer;
+  deleteRecordsBackwards: DeleteRecordsAnswer;
+  deleteRecordsMissingPartition: DeleteRecordsAnswer;
+  deleteRecordsNegative: DeleteRecordsAnswer;
+  deleteRecordsCompacted: DeleteRecordsAnswer;
+  deleteRecordsInternal: DeleteRecordsAnswer;
+  describeTopicOutcome: Outcome;
+  describedTopicConfigs: Record<string, ConfigEntry>;
+  describeMissingTopic: Outcome;
+  describeBroker: Outcome;
+  alterTopic: Outcome;
+  alteredRetention: ConfigEntry;
+  alteredCleanupPolicy: ConfigEntry;
+  alterValidateOnly: Outcome;
+  retentionAfterValidateOnly: string;
+  alterBadValue: Outcome;
+  alterUnknownName: Outcome;
+  alterMissingTopic: Outcome;
+  createAcl: number;
+  listAcls: { code: number; resources: number };
+  deleteAcls: { code: number; matching: number };
+  listedGroupProtocol: string;
+  describedGroups: Record<
+    string,
+    { code: number; members: number; protocol: string; protocolType: string; state: string }
+  >;
+  groupOffset: { code: number; metadata: string; offset: number };
+  unknownGroupOffset: { code: number; offset: number };
+  deleteGroups: Record<string, number>;
+  deletedGroupListed: boolean;
+  cluster: { brokers: string[]; controller: number };
+  deleteTopic: Outcome;
+  deleteMissingTopic: Outcome;
+}
+
 describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
   let programs: GoPrograms;
   let broker: BrokerProcess;
@@ -138,6 +219,99 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.equal(out.headers, false);
     assertSaramaRoundTrips(out, 'sarama-old');
     assert.equal(out.idempotent, undefined, 'idempotence needs Kafka 0.11');
+  });
+
+  it('Sarama ClusterAdmin: topics with assignments and configs, partitions, records, configs, ACL refusal, groups', async () => {
+    const out = (await runProgram('sarama-admin', ['sarama-admin'])) as AdminSummary;
+    const ok = { code: 0 };
+    // CreateTopics: validateOnly makes nothing; an explicit assignment gives its partition count.
+    assert.deepEqual(out.createValidateOnly, ok);
+    assert.equal(out.validatedExists, 3, 'a validated topic does not exist');
+    assert.equal(out.listedValidated, false);
+    assert.deepEqual(out.createAssigned, ok);
+    assert.equal(out.assignedPartitions, 3);
+    assert.equal(out.listedAssigned, 3);
+    assert.equal(out.listedReplicationFactor, 1);
+    assert.deepEqual(out.createConfigured, ok);
+    // ListTopics keeps the entries DescribeConfigs v0 does not mark default: the two set at creation.
+    assert.deepEqual(out.listedConfigs, { 'cleanup.policy': 'compact', 'retention.ms': '123456' });
+    // The refusals Sarama hands back as TopicErrors.
+    assert.equal(out.createExisting.code, 36);
+    assert.equal(out.createBadConfigValue.code, 40);
+    assert.equal(out.createUnknownConfig.code, 40);
+    assert.equal(out.createTooManyReplicas.code, 38);
+    assert.equal(out.createZeroPartitions.code, 37);
+    assert.equal(out.createBadName.code, 17);
+    assert.equal(out.createAssignedUnknownBroker.code, 39);
+    assert.equal(out.describeMissing, 3);
+    // CreatePartitions (Sarama 1.22 does not send its validateOnly flag: that call grows the topic to 6).
+    assert.deepEqual(out.partitionsTo4, ok);
+    assert.equal(out.partitionsTo4Again.code, 37);
+    assert.equal(out.partitionsTo2.code, 37);
+    assert.equal(out.partitionsAssigned.code, 37);
+    assert.deepEqual(out.partitionsBadAssignment, ok);
+    assert.equal(out.partitionsMissing.code, 3);
+    assert.equal(out.partitionsAfter, 7);
+    // DeleteRecords: each partition's answer as Kafka's ReplicaManager gives it; a refused partition's low
+    // watermark is -1.
+    assert.deepEqual(out.deleteRecords, ok);
+    assert.equal(out.oldestAfterDelete, 4);
+    assert.deepEqual(out.deleteRecordsRaw, { 0: { code: 0, lowWatermark: 6 } });
+    assert.deepEqual(out.deleteRecordsBeyondEnd, { 0: { code: 1, lowWatermark: -1 } });
+    assert.deepEqual(out.deleteRecordsToEnd, { 0: { code: 0, lowWatermark: 10 } });
+    assert.deepEqual(out.deleteRecordsBackwards, { 0: { code: 0, lowWatermark: 10 } });
+    assert.deepEqual(out.deleteRecordsMissingPartition, { 5: { code: 3, lowWatermark: -1 } });
+    assert.deepEqual(out.deleteRecordsNegative, { 0: { code: 1, lowWatermark: -1 } });
+    assert.deepEqual(out.deleteRecordsCompacted, { 0: { code: 44, lowWatermark: -1 } }, 'POLICY_VIOLATION');
+    assert.deepEqual(
+      out.deleteRecordsInternal,
+      { 0: { code: 17, lowWatermark: -1 } },
+      'INVALID_TOPIC_EXCEPTION',
+    );
+    // DescribeConfigs v0 and AlterConfigs.
+    assert.deepEqual(out.describeTopicOutcome, ok);
+    assert.equal(out.describedTopicConfigs['retention.ms']!.value, '123456');
+    assert.equal(out.describedTopicConfigs['retention.ms']!.default, false);
+    assert.equal(out.describedTopicConfigs['segment.bytes']!.value, '1073741824');
+    assert.equal(out.describedTopicConfigs['segment.bytes']!.default, true);
+    assert.equal(out.describeBroker.code, -1, 'Sarama reports the refusal of its resource type 5 by its message');
+    // Kafka answers an unknown topic UNKNOWN_TOPIC_OR_PARTITION with no message, which Sarama does not report.
+    assert.deepEqual(out.describeMissingTopic, ok);
+    assert.deepEqual(out.alterTopic, ok);
+    assert.equal(out.alteredRetention.value, '654321');
+    assert.deepEqual(
+      [out.alteredCleanupPolicy.value, out.alteredCleanupPolicy.default],
+      ['delete', true],
+      'AlterConfigs replaces the whole set',
+    );
+    assert.deepEqual(out.alterValidateOnly, ok);
+    assert.equal(out.retentionAfterValidateOnly, '654321');
+    for (const refused of [out.alterBadValue, out.alterUnknownName, out.alterMissingTopic]) {
+      assert.equal(refused.code, -1, 'Sarama reports a resource error by its message');
+      assert.ok(refused.message);
+    }
+    // No authorizer: Kafka answers every ACL request SECURITY_DISABLED.
+    assert.equal(out.createAcl, 54);
+    assert.deepEqual(out.listAcls, { code: 54, resources: 0 });
+    assert.deepEqual(out.deleteAcls, { code: 54, matching: 0 });
+    // A group that only committed: Empty, no protocol type; an unknown one Dead; DeleteGroups.
+    assert.equal(out.listedGroupProtocol, '');
+    assert.deepEqual(out.describedGroups['sarama-admin-group'], {
+      code: 0,
+      members: 0,
+      protocol: '',
+      protocolType: '',
+      state: 'Empty',
+    });
+    assert.equal(out.describedGroups['sarama-admin-no-group']!.state, 'Dead');
+    assert.deepEqual(out.groupOffset, { code: 0, metadata: 'meta', offset: 3 });
+    assert.deepEqual(out.unknownGroupOffset, { code: 0, offset: -1 });
+    assert.deepEqual(out.deleteGroups, { 'sarama-admin-group': 0, 'sarama-admin-no-group': 69 });
+    assert.equal(out.deletedGroupListed, false);
+    // Sarama's DescribeCluster sends Metadata v0, which has no controller: Sarama fills in -1.
+    assert.deepEqual(out.cluster, { brokers: [`0@${broker.bootstrap}`], controller: -1 });
+    assert.deepEqual(out.deleteTopic, ok);
+    assert.equal(out.deleteMissingTopic.code, 3);
   });
 
   it('kafka-go 0.2.1: CreateTopics v0, Produce and Fetch v2 with every codec it has, offsets by time, a group that resumes at its commit', async () => {

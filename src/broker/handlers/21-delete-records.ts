@@ -4,7 +4,9 @@
 // start there too (followers follow the leader's log start as they fetch, and say theirs in their fetches), at
 // most the request's timeout_ms: a partition whose followers are not there by then is answered REQUEST_TIMED_OUT
 // (the deletion stands and goes on), one whose leadership moved meanwhile NOT_LEADER_OR_FOLLOWER. Each partition's
-// low_watermark is the lowest log start among them.
+// low_watermark is the lowest log start among them. As Kafka's ReplicaManager, it refuses the internal topics
+// (INVALID_TOPIC_EXCEPTION), a topic whose cleanup.policy lacks delete (POLICY_VIOLATION) and an offset below 0
+// or above the high watermark (OFFSET_OUT_OF_RANGE), each with low_watermark -1.
 
 import type { BrokerId } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -17,6 +19,7 @@ import { ApiKey } from '../../protocol/registry.js';
 import { StorageErrorCode } from '../../storage/error-codes.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeTopic } from '../authorization.js';
+import { INTERNAL_TOPICS } from '../metadata/metadata-cache.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
 
@@ -52,22 +55,28 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
                 errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED,
               };
             }
+            const refused = (errorCode: number) => ({
+              partitionIndex: p.partitionIndex,
+              lowWatermark: -1n,
+              errorCode,
+            });
             const partition = leaderPartition(context.services, topic.name, p.partitionIndex);
-            if (typeof partition === 'number') {
-              return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: partition };
-            }
+            if (partition === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) return refused(partition);
+            // The coordinators' topics hold their state: Kafka refuses them whoever leads them.
+            if (INTERNAL_TOPICS.has(topic.name)) return refused(ErrorCode.INVALID_TOPIC_EXCEPTION);
+            if (typeof partition === 'number') return refused(partition);
             const log = partition.log;
+            // A topic that is only compacted keeps every key's latest record until compaction replaces it.
+            if (!log.config.cleanupPolicy.includes('delete')) return refused(ErrorCode.POLICY_VIOLATION);
             const target = p.offset === HIGH_WATERMARK ? log.highWatermark : Number(p.offset);
             const deleted = log.deleteRecordsBefore(target);
+            if (deleted.errorCode !== StorageErrorCode.None) return refused(ErrorCode.OFFSET_OUT_OF_RANGE);
             const result = {
               partitionIndex: p.partitionIndex,
               lowWatermark: BigInt(deleted.lowWatermark),
-              errorCode:
-                deleted.errorCode === StorageErrorCode.None ? ErrorCode.NONE : ErrorCode.OFFSET_OUT_OF_RANGE,
+              errorCode: ErrorCode.NONE,
             };
-            if (result.errorCode === ErrorCode.NONE) {
-              waiting.push({ partition, required: target, result });
-            }
+            waiting.push({ partition, required: target, result });
             return result;
           }),
         };
