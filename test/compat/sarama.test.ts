@@ -274,7 +274,11 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.equal(out.describedTopicConfigs['retention.ms']!.default, false);
     assert.equal(out.describedTopicConfigs['segment.bytes']!.value, '1073741824');
     assert.equal(out.describedTopicConfigs['segment.bytes']!.default, true);
-    assert.equal(out.describeBroker.code, -1, 'Sarama reports the refusal of its resource type 5 by its message');
+    assert.equal(
+      out.describeBroker.code,
+      -1,
+      'Sarama reports the refusal of its resource type 5 by its message',
+    );
     // Kafka answers an unknown topic UNKNOWN_TOPIC_OR_PARTITION with no message, which Sarama does not report.
     assert.deepEqual(out.describeMissingTopic, ok);
     assert.deepEqual(out.alterTopic, ok);
