@@ -221,7 +221,7 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.equal(out.idempotent, undefined, 'idempotence needs Kafka 0.11');
   });
 
-  it('Sarama ClusterAdmin: topics with assignments and configs, partitions, records, configs, ACLs, groups', async () => {
+  it('Sarama ClusterAdmin: topics with assignments and configs, partitions, records, configs, ACLs', async () => {
     const out = (await runProgram('sarama-admin', ['sarama-admin'])) as AdminSummary;
     const ok = { code: 0 };
     // CreateTopics: validateOnly makes nothing; an explicit assignment gives its partition count.
