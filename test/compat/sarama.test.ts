@@ -126,6 +126,33 @@ interface AdminSummary {
   deleteMissingTopic: Outcome;
 }
 
+interface GroupDescription {
+  code: number;
+  state: string;
+  protocolType: string;
+  protocol: string;
+  members: { clientId: string; topics: string[]; assignment: Record<string, number[]> }[];
+}
+
+interface TwoMembersRun {
+  alone: Record<string, number[]>;
+  shared: Record<string, number[]>[];
+  described: GroupDescription;
+  afterLeave: Record<string, number[]>;
+  describedAfterLeave: GroupDescription;
+  errors: string[] | null;
+}
+
+/** What sarama-groups prints (see its main.go). */
+interface GroupsSummary {
+  range: TwoMembersRun;
+  roundRobin: TwoMembersRun;
+  newestConsumed: number;
+  consumeBeyondEnd: number;
+  consumeBelowStart: number;
+  consumeAtStart: number;
+}
+
 describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
   let programs: GoPrograms;
   let broker: BrokerProcess;
@@ -316,6 +343,44 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.deepEqual(out.cluster, { brokers: [`0@${broker.bootstrap}`], controller: -1 });
     assert.deepEqual(out.deleteTopic, ok);
     assert.equal(out.deleteMissingTopic.code, 3);
+  });
+
+  it('Sarama consumer groups: range and round-robin, two members, one leaving, newest, out of range', async () => {
+    const out = (await runProgram('sarama-groups', ['sarama-groups'])) as GroupsSummary;
+    const partitionsOf = (claims: Record<string, number[]>) =>
+      Object.entries(claims).flatMap(([t, ps]) => ps.map((p) => `${t}/${p}`));
+    for (const [name, topics, protocol] of [
+      ['range', ['sarama-groups-four'], 'range'],
+      ['roundRobin', ['sarama-groups-x', 'sarama-groups-y'], 'roundrobin'],
+    ] as const) {
+      const run = out[name];
+      assert.deepEqual(run.errors, null, `${name}: no errors`);
+      const all = partitionsOf(run.alone).sort();
+      assert.equal(all.length, 4);
+      // Two members split the partitions, two each; the coordinator describes what the leader assigned.
+      assert.deepEqual(
+        run.shared.map((c) => partitionsOf(c).length),
+        [2, 2],
+      );
+      assert.deepEqual(run.shared.flatMap(partitionsOf).sort(), all);
+      assert.equal(run.described.state, 'Stable');
+      assert.equal(run.described.protocolType, 'consumer');
+      assert.equal(run.described.protocol, protocol);
+      assert.deepEqual(
+        run.described.members.map((m) => m.assignment),
+        run.shared,
+      );
+      for (const m of run.described.members) assert.deepEqual(m.topics, topics);
+      // The member left (LeaveGroup): the other one takes every partition in the next generation.
+      assert.deepEqual(partitionsOf(run.afterLeave).sort(), all);
+      assert.equal(run.describedAfterLeave.members.length, 1);
+    }
+    // Range over one topic: the first half to the member whose id sorts first.
+    assert.deepEqual(out.range.shared, [{ 'sarama-groups-four': [0, 1] }, { 'sarama-groups-four': [2, 3] }]);
+    assert.equal(out.newestConsumed, 4, 'offsets.initial newest: only the records produced after joining');
+    assert.equal(out.consumeBeyondEnd, 1, 'OFFSET_OUT_OF_RANGE');
+    assert.equal(out.consumeBelowStart, 1, 'OFFSET_OUT_OF_RANGE below the start DeleteRecords moved');
+    assert.equal(out.consumeAtStart, 0);
   });
 
   it('kafka-go 0.2.1: CreateTopics v0, Produce and Fetch v2 with every codec it has, offsets by time, a group that resumes at its commit', async () => {
