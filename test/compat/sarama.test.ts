@@ -153,6 +153,17 @@ interface GroupsSummary {
   consumeAtStart: number;
 }
 
+/** What kafka-go-extra prints (see its main.go). */
+interface KafkaGoExtraSummary {
+  createExisting: number;
+  writeAutoCreated: number;
+  autoPartitions: number;
+  group: { consumed: number; errors: string[] | null; partitions: number[][] };
+  lag: { lag: number; first: number; last: number };
+  seekBeyondEnd: number;
+  deleteMissing: number;
+}
+
 describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
   let programs: GoPrograms;
   let broker: BrokerProcess;
@@ -401,5 +412,26 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     });
     assert.equal(out.group.consumed, 20);
     assert.ok(out.group.resumedAt > 0, 'the second member started after the records the first one committed');
+  });
+
+  it('kafka-go 0.2.1: an auto-created topic, two Readers sharing a group, lag, seek checks, deletion', async () => {
+    const out = (await runProgram('kafka-go-extra', ['kafka-go-extra'])) as KafkaGoExtraSummary;
+    // kafka-go's CreateTopics takes TOPIC_ALREADY_EXISTS as success (idempotent by design).
+    assert.equal(out.createExisting, 0);
+    assert.equal(out.writeAutoCreated, 0);
+    assert.equal(out.autoPartitions, 1, 'Metadata v1 created the topic with num.partitions');
+    assert.equal(out.group.consumed, 40);
+    assert.equal(out.group.errors, null);
+    // kafka-go's range balancer: two partitions each.
+    assert.deepEqual(out.group.partitions.flat().sort(), [0, 1, 2, 3]);
+    assert.deepEqual(
+      out.group.partitions.map((ps) => ps.length),
+      [2, 2],
+    );
+    assert.equal(out.lag.first, 0);
+    assert.ok(out.lag.last > 0);
+    assert.equal(out.lag.lag, out.lag.last, 'a Reader at the first offset lags by the whole partition');
+    assert.equal(out.seekBeyondEnd, 1, 'OFFSET_OUT_OF_RANGE, judged by ListOffsets');
+    assert.equal(out.deleteMissing, 3);
   });
 });
