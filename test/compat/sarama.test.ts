@@ -80,12 +80,23 @@ interface AdminSummary {
   createBadName: Outcome;
   createAssignedUnknownBroker: Outcome;
   describeMissing: number;
+  createAssignedWithCount: Outcome;
+  createAssignedGap: Outcome;
+  createAssignedDuplicate: Outcome;
+  createAssignedEmpty: Outcome;
+  createZeroReplicas: Outcome;
+  createLongName: Outcome;
+  createDotDot: Outcome;
+  listedOffsetsTopicConfigs: Record<string, string>;
   partitionsTo4: Outcome;
   partitionsTo4Again: Outcome;
   partitionsTo2: Outcome;
   partitionsAssigned: Outcome;
   partitionsBadAssignment: Outcome;
   partitionsMissing: Outcome;
+  partitionsUnknownBroker: Outcome;
+  partitionsShortAssignment: Outcome;
+  partitionsDuplicate: Outcome;
   partitionsAfter: number;
   deleteRecords: Outcome;
   oldestAfterDelete: number;
@@ -131,7 +142,13 @@ interface GroupDescription {
   state: string;
   protocolType: string;
   protocol: string;
-  members: { clientId: string; topics: string[]; assignment: Record<string, number[]> }[];
+  members: {
+    memberId: string;
+    clientId: string;
+    clientHost: string;
+    topics: string[];
+    assignment: Record<string, number[]>;
+  }[];
 }
 
 interface TwoMembersRun {
@@ -141,6 +158,7 @@ interface TwoMembersRun {
   afterLeave: Record<string, number[]>;
   describedAfterLeave: GroupDescription;
   errors: string[] | null;
+  deleteWithMembers: number;
 }
 
 /** What sarama-groups prints (see its main.go). */
@@ -282,6 +300,20 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.equal(out.createBadName.code, 17);
     assert.equal(out.createAssignedUnknownBroker.code, 39);
     assert.equal(out.describeMissing, 3);
+    // A manual assignment: alone (INVALID_REQUEST beside a count), consecutive from 0, no duplicate, not empty.
+    assert.equal(out.createAssignedWithCount.code, 42);
+    assert.equal(out.createAssignedGap.code, 39);
+    assert.equal(out.createAssignedDuplicate.code, 39);
+    assert.equal(out.createAssignedEmpty.code, 39);
+    assert.equal(out.createZeroReplicas.code, 38);
+    assert.equal(out.createLongName.code, 17);
+    assert.equal(out.createDotDot.code, 17);
+    // The offsets topic carries Kafka's overrides, which ListTopics shows as set.
+    assert.deepEqual(out.listedOffsetsTopicConfigs, {
+      'cleanup.policy': 'compact',
+      'compression.type': 'producer',
+      'segment.bytes': '104857600',
+    });
     // CreatePartitions (Sarama 1.22 does not send its validateOnly flag: that call grows the topic to 6).
     assert.deepEqual(out.partitionsTo4, ok);
     assert.equal(out.partitionsTo4Again.code, 37);
@@ -289,6 +321,9 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.equal(out.partitionsAssigned.code, 37);
     assert.deepEqual(out.partitionsBadAssignment, ok);
     assert.equal(out.partitionsMissing.code, 3);
+    assert.equal(out.partitionsUnknownBroker.code, 39);
+    assert.equal(out.partitionsShortAssignment.code, 39);
+    assert.equal(out.partitionsDuplicate.code, 39);
     assert.equal(out.partitionsAfter, 7);
     // DeleteRecords: each partition's answer as Kafka's ReplicaManager gives it; a refused partition's low
     // watermark is -1.
@@ -381,7 +416,17 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
         run.described.members.map((m) => m.assignment),
         run.shared,
       );
-      for (const m of run.described.members) assert.deepEqual(m.topics, topics);
+      for (const m of run.described.members) {
+        assert.deepEqual(m.topics, topics);
+        // Kafka's member ids are the client id, a dash and a UUID; the host is Java's InetAddress text.
+        assert.match(
+          m.memberId,
+          /^sarama-groups-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+        );
+        assert.equal(m.clientId, 'sarama-groups');
+        assert.equal(m.clientHost, '/127.0.0.1');
+      }
+      assert.equal(run.deleteWithMembers, 68, 'NON_EMPTY_GROUP');
       // The member left (LeaveGroup): the other one takes every partition in the next generation.
       assert.deepEqual(partitionsOf(run.afterLeave).sort(), all);
       assert.equal(run.describedAfterLeave.members.length, 1);

@@ -146,6 +146,25 @@ func run(bootstrap, prefix string) (map[string]interface{}, error) {
 	out["createAssignedUnknownBroker"] = outcomeOf(admin.CreateTopic(prefix+"-broker7", &sarama.TopicDetail{
 		NumPartitions: -1, ReplicationFactor: -1, ReplicaAssignment: map[int32][]int32{0: {7}}}, false))
 
+	// Refusals of a manual assignment, as Kafka's CreateTopics checks it.
+	assignment := func(name string, parts, rf int32, a map[int32][]int32) outcome {
+		return outcomeOf(admin.CreateTopic(prefix+"-"+name, &sarama.TopicDetail{NumPartitions: parts,
+			ReplicationFactor: int16(rf), ReplicaAssignment: a}, false))
+	}
+	out["createAssignedWithCount"] = assignment("with-count", 1, -1, map[int32][]int32{0: {0}})
+	out["createAssignedGap"] = assignment("gap", -1, -1, map[int32][]int32{0: {0}, 2: {0}})
+	out["createAssignedDuplicate"] = assignment("duplicate", -1, -1, map[int32][]int32{0: {0, 0}})
+	out["createAssignedEmpty"] = assignment("empty", -1, -1, map[int32][]int32{0: {}})
+	out["createZeroReplicas"] = assignment("rf0", 1, 0, nil)
+	longName := prefix
+	for len(longName) < 250 {
+		longName += "-long"
+	}
+	out["createLongName"] = outcomeOf(admin.CreateTopic(longName[:250],
+		&sarama.TopicDetail{NumPartitions: 1, ReplicationFactor: 1}, false))
+	out["createDotDot"] = outcomeOf(admin.CreateTopic("..",
+		&sarama.TopicDetail{NumPartitions: 1, ReplicationFactor: 1}, false))
+
 	// ListTopics: only the configs set on the topic, as DescribeConfigs v0 marks them not default.
 	topics, err := admin.ListTopics()
 	if err != nil {
@@ -156,6 +175,11 @@ func run(bootstrap, prefix string) (map[string]interface{}, error) {
 		listed[k] = *v
 	}
 	out["listedConfigs"] = listed
+	internal := map[string]string{}
+	for k, v := range topics["__consumer_offsets"].ConfigEntries {
+		internal[k] = *v
+	}
+	out["listedOffsetsTopicConfigs"] = internal
 	out["listedAssigned"] = topics[assigned].NumPartitions
 	out["listedReplicationFactor"] = topics[assigned].ReplicationFactor
 	_, out["listedValidated"] = topics[validated]
@@ -173,6 +197,9 @@ func run(bootstrap, prefix string) (map[string]interface{}, error) {
 	out["partitionsValidateOnly"] = outcomeOf(admin.CreatePartitions(assigned, 6, nil, true))
 	out["partitionsAssigned"] = outcomeOf(admin.CreatePartitions(assigned, 5, [][]int32{{0}}, false))
 	out["partitionsBadAssignment"] = outcomeOf(admin.CreatePartitions(assigned, 7, [][]int32{{0}}, false))
+	out["partitionsUnknownBroker"] = outcomeOf(admin.CreatePartitions(assigned, 8, [][]int32{{7}}, false))
+	out["partitionsShortAssignment"] = outcomeOf(admin.CreatePartitions(assigned, 9, [][]int32{{0}}, false))
+	out["partitionsDuplicate"] = outcomeOf(admin.CreatePartitions(assigned, 8, [][]int32{{0, 0}}, false))
 	out["partitionsMissing"] = outcomeOf(admin.CreatePartitions(prefix+"-missing", 3, nil, false))
 	if err := client.RefreshMetadata(assigned); err != nil {
 		return nil, err

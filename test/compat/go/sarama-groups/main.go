@@ -150,7 +150,9 @@ func waitFor(what string, cond func() bool) error {
 }
 
 type memberDescription struct {
+	MemberID   string             `json:"memberId"`
 	ClientID   string             `json:"clientId"`
+	ClientHost string             `json:"clientHost"`
 	Topics     []string           `json:"topics"`
 	Assignment map[string][]int32 `json:"assignment"`
 }
@@ -170,8 +172,8 @@ func describe(admin sarama.ClusterAdmin, group string) (groupDescription, error)
 	}
 	d := ds[0]
 	out := groupDescription{Code: int16(d.Err), State: d.State, ProtocolType: d.ProtocolType, Protocol: d.Protocol}
-	for _, m := range d.Members {
-		md := memberDescription{ClientID: m.ClientId}
+	for id, m := range d.Members {
+		md := memberDescription{MemberID: id, ClientID: m.ClientId, ClientHost: m.ClientHost}
 		if meta, err := m.GetMemberMetadata(); err == nil && meta != nil {
 			md.Topics = meta.Topics
 		} else if err != nil {
@@ -193,9 +195,9 @@ func describe(admin sarama.ClusterAdmin, group string) (groupDescription, error)
 	return out, nil
 }
 
-// twoMembers runs one member, then a second, then stops the second: the claims at each step, and the group as
-// the coordinator describes it while both are in.
-func twoMembers(addrs []string, admin sarama.ClusterAdmin, group string, topics []string,
+// twoMembers runs one member, then a second, then stops the second: the claims at each step, the group as the
+// coordinator describes it while both are in, and DeleteGroups' refusal then.
+func twoMembers(addrs []string, client sarama.Client, admin sarama.ClusterAdmin, group string, topics []string,
 	strategy sarama.BalanceStrategy, partitions int) (map[string]interface{}, error) {
 	conf := newConfig()
 	conf.Consumer.Group.Rebalance.Strategy = strategy
@@ -229,6 +231,16 @@ func twoMembers(addrs []string, admin sarama.ClusterAdmin, group string, topics 
 	if out["described"], err = describe(admin, group); err != nil {
 		return nil, err
 	}
+	// A group with members cannot be deleted.
+	coordinator, err := client.Coordinator(group)
+	if err != nil {
+		return nil, err
+	}
+	deleted, err := coordinator.DeleteGroups(&sarama.DeleteGroupsRequest{Groups: []string{group}})
+	if err != nil {
+		return nil, err
+	}
+	out["deleteWithMembers"] = int16(deleted.GroupErrorCodes[group])
 	if err := b.stop(); err != nil {
 		return nil, fmt.Errorf("second member close: %w", err)
 	}
@@ -288,11 +300,11 @@ func run(bootstrap, prefix string) (map[string]interface{}, error) {
 		}
 	}
 
-	if out["range"], err = twoMembers(addrs, admin, prefix+"-range", []string{four}, sarama.BalanceStrategyRange,
+	if out["range"], err = twoMembers(addrs, client, admin, prefix+"-range", []string{four}, sarama.BalanceStrategyRange,
 		4); err != nil {
 		return nil, fmt.Errorf("range: %w", err)
 	}
-	if out["roundRobin"], err = twoMembers(addrs, admin, prefix+"-roundrobin", []string{x, y},
+	if out["roundRobin"], err = twoMembers(addrs, client, admin, prefix+"-roundrobin", []string{x, y},
 		sarama.BalanceStrategyRoundRobin, 4); err != nil {
 		return nil, fmt.Errorf("round robin: %w", err)
 	}
