@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ACL_USERS, startAclBroker } from '../helpers/acl-broker.js';
 import { type BrokerProcess, run, startBroker } from '../helpers/broker-process.js';
 import { buildGoPrograms, type GoPrograms } from './go/build.js';
 
@@ -180,6 +181,23 @@ interface KafkaGoExtraSummary {
   lag: { lag: number; first: number; last: number };
   seekBeyondEnd: number;
   deleteMissing: number;
+}
+
+/** What sarama-acl prints (see its main.go). */
+interface AclSummary {
+  listed: string[];
+  deleted: string[];
+  userDescribeTopics: Record<string, number>;
+  userListTopics: string[];
+  userCreateTopic: number;
+  userDeleteTopic: number;
+  userAlterConfig: number;
+  userDeleteRecords: number;
+  userListAcls: number;
+  userCreateAcl: number;
+  userDeleteAcls: number;
+  userListGroups: { code: number; groups: number };
+  userDescribeOtherGroup: number;
 }
 
 describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
@@ -389,6 +407,44 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.deepEqual(out.cluster, { brokers: [`0@${broker.bootstrap}`], controller: -1 });
     assert.deepEqual(out.deleteTopic, ok);
     assert.equal(out.deleteMissingTopic.code, 3);
+  });
+
+  it('Sarama ACLs on an authorizer broker: the super user grants, lists, deletes; a SASL user bound', async () => {
+    const acl = await startAclBroker();
+    try {
+      const r = await run(
+        programs.binaries['sarama-acl']!,
+        [`127.0.0.1:${acl.plainPort}`, `127.0.0.1:${acl.saslPort}`, 'alice', ACL_USERS.alice, 'sarama-acl'],
+        { timeoutMs: 150_000 },
+      );
+      assert.equal(r.code, 0, `sarama-acl failed:\n${r.stderr}\n--- broker log ---\n${acl.broker.log()}`);
+      const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as AclSummary;
+      // Sarama's v0 requests carry no pattern type: it reads back as 0.
+      const granted = ['2:sarama-acl-readable:0 User:alice@* 3 3', '3:sarama-acl-group:0 User:alice@* 3 3'];
+      assert.deepEqual(out.listed, granted);
+      assert.deepEqual(out.userDescribeTopics, { 'sarama-acl-readable': 0, 'sarama-acl-secret': 29 });
+      assert.deepEqual(
+        out.userListTopics,
+        ['sarama-acl-readable'],
+        'topics the user may not describe are left out',
+      );
+      assert.equal(out.userCreateTopic, 29);
+      assert.equal(out.userDeleteTopic, 29);
+      assert.equal(out.userAlterConfig, 29);
+      assert.equal(out.userDeleteRecords, 29);
+      // The ACL requests need the cluster: CLUSTER_AUTHORIZATION_FAILED.
+      assert.equal(out.userListAcls, 31);
+      assert.equal(out.userCreateAcl, 31);
+      assert.equal(out.userDeleteAcls, 31);
+      assert.deepEqual(out.userListGroups, { code: 0, groups: 0 });
+      assert.equal(out.userDescribeOtherGroup, 30);
+      assert.deepEqual(
+        out.deleted,
+        granted.map((g) => `0 ${g}`),
+      );
+    } finally {
+      await acl.broker.stop();
+    }
   });
 
   it('Sarama consumer groups: range and round-robin, two members, one leaving, newest, out of range', async () => {
