@@ -81,6 +81,8 @@ interface AdminSummary {
   createBadName: Outcome;
   createAssignedUnknownBroker: Outcome;
   describeMissing: number;
+  describeEmptyName: number;
+  metadataV1EmptyName: number;
   createAssignedWithCount: Outcome;
   createAssignedGap: Outcome;
   createAssignedDuplicate: Outcome;
@@ -318,6 +320,12 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
     assert.equal(out.createBadName.code, 17);
     assert.equal(out.createAssignedUnknownBroker.code, 39);
     assert.equal(out.describeMissing, 3);
+    assert.equal(
+      out.describeEmptyName,
+      17,
+      'Metadata v5: an empty name is INVALID_TOPIC_EXCEPTION, not a lost connection',
+    );
+    assert.equal(out.metadataV1EmptyName, 17, 'Metadata v1 with auto-creation: INVALID_TOPIC_EXCEPTION');
     // A manual assignment: alone (INVALID_REQUEST beside a count), consecutive from 0, no duplicate, not empty.
     assert.equal(out.createAssignedWithCount.code, 42);
     assert.equal(out.createAssignedGap.code, 39);

@@ -47,7 +47,9 @@ export const metadataHandler = defineHandler<MetadataRequest, MetadataResponse>(
     } else {
       const toCreate: string[] = [];
       for (const wanted of request.topics!) {
-        if (wanted.name === null || wanted.name === '') {
+        // By id (v12+) when the name is null, or empty beside an id. An empty name without one is a name, which
+        // Kafka refuses as INVALID_TOPIC_EXCEPTION (answered by name: a null name cannot be written before v12).
+        if (wanted.name === null || (wanted.name === '' && wanted.topicId !== ZERO_UUID)) {
           const t = metadata.topicById(wanted.topicId);
           topics.push(
             t === undefined

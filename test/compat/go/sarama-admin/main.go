@@ -189,6 +189,9 @@ func run(bootstrap, prefix string) (map[string]interface{}, error) {
 		return nil, err
 	}
 	out["describeMissing"] = int16(missing[0].Err)
+	// An empty name is a name Kafka refuses (INVALID_TOPIC_EXCEPTION), in Metadata v5 as in v1 with auto-creation.
+	out["describeEmptyName"] = metadataError(admin, "")
+	out["metadataV1EmptyName"] = metadataV1Error(controller, "")
 
 	// CreatePartitions.
 	out["partitionsTo4"] = outcomeOf(admin.CreatePartitions(assigned, 4, nil, false))
@@ -432,4 +435,23 @@ func commitOnce(client sarama.Client, group, topic string) error {
 		return err
 	}
 	return om.Close()
+}
+
+// metadataError is DescribeTopics' answer for one topic: its error code, or -1 when the call itself failed.
+func metadataError(admin sarama.ClusterAdmin, topic string) int16 {
+	described, err := admin.DescribeTopics([]string{topic})
+	if err != nil || len(described) != 1 {
+		return -1
+	}
+	return int16(described[0].Err)
+}
+
+// metadataV1Error is Metadata v1's answer for one topic, asked as kafka-go's Writer asks (creation allowed).
+func metadataV1Error(broker *sarama.Broker, topic string) int16 {
+	resp, err := broker.GetMetadata(&sarama.MetadataRequest{Version: 1, Topics: []string{topic},
+		AllowAutoTopicCreation: true})
+	if err != nil || len(resp.Topics) != 1 {
+		return -1
+	}
+	return int16(resp.Topics[0].Err)
 }
