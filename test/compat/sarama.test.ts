@@ -83,6 +83,8 @@ interface AdminSummary {
   describeMissing: number;
   describeEmptyName: number;
   metadataV1EmptyName: number;
+  deleteTopicsEmptyName: number;
+  fetchEmptyName: number;
   createAssignedWithCount: Outcome;
   createAssignedGap: Outcome;
   createAssignedDuplicate: Outcome;
@@ -326,6 +328,13 @@ describe('Go clients (Sarama, kafka-go) against a Brook broker', () => {
       'Metadata v5: an empty name is INVALID_TOPIC_EXCEPTION, not a lost connection',
     );
     assert.equal(out.metadataV1EmptyName, 17, 'Metadata v1 with auto-creation: INVALID_TOPIC_EXCEPTION');
+    // Before topic ids (DeleteTopics v6, Fetch v13) an empty name is a topic no broker has.
+    assert.equal(
+      out.deleteTopicsEmptyName,
+      3,
+      'DeleteTopics v1: UNKNOWN_TOPIC_OR_PARTITION, not a lost connection',
+    );
+    assert.equal(out.fetchEmptyName, 3, 'Fetch v4: UNKNOWN_TOPIC_OR_PARTITION, not UNKNOWN_TOPIC_ID');
     // A manual assignment: alone (INVALID_REQUEST beside a count), consecutive from 0, no duplicate, not empty.
     assert.equal(out.createAssignedWithCount.code, 42);
     assert.equal(out.createAssignedGap.code, 39);

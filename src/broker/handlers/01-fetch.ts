@@ -375,7 +375,14 @@ function startPartitionRead(
       bytes: 0,
     }),
   });
-  if (p.topicName === '') return fail(ErrorCode.UNKNOWN_TOPIC_ID);
+  // From v13 an empty name is an id no topic has; before, it is a name no topic has (Kafka's answers for each).
+  if (p.topicName === '') {
+    return fail(
+      plan.version >= TOPIC_ID_VERSION_MIN
+        ? ErrorCode.UNKNOWN_TOPIC_ID
+        : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    );
+  }
   if (plan.deniedTopics?.has(p.topicName) === true) return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   if (hostsOtherTopic(context, plan, p)) return fail(ErrorCode.INCONSISTENT_TOPIC_ID);
   const partition = readablePartition(

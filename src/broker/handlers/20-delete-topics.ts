@@ -30,7 +30,9 @@ export const deleteTopicsHandler = defineHandler<DeleteTopicsRequest, DeleteTopi
     /** Each topic by name, with the id the request gave (zero when named) and whether it was named by id. */
     const named: { name: string; requestTopicId: string; byId: boolean }[] = [];
     for (const w of wanted) {
-      if (w.name !== null && w.name !== '') {
+      // As Kafka: by name unless an id is given (v6 sends an empty name with it); an empty name alone is a name
+      // no topic has, so it gets UNKNOWN_TOPIC_OR_PARTITION.
+      if (w.name !== null && (w.name !== '' || w.topicId === ZERO_UUID)) {
         named.push({ name: w.name, requestTopicId: w.topicId, byId: false });
         continue;
       }

@@ -192,6 +192,8 @@ func run(bootstrap, prefix string) (map[string]interface{}, error) {
 	// An empty name is a name Kafka refuses (INVALID_TOPIC_EXCEPTION), in Metadata v5 as in v1 with auto-creation.
 	out["describeEmptyName"] = metadataError(admin, "")
 	out["metadataV1EmptyName"] = metadataV1Error(controller, "")
+	out["deleteTopicsEmptyName"] = deleteTopicsError(controller, "")
+	out["fetchEmptyName"] = fetchError(controller, "")
 
 	// CreatePartitions.
 	out["partitionsTo4"] = outcomeOf(admin.CreatePartitions(assigned, 4, nil, false))
@@ -454,4 +456,33 @@ func metadataV1Error(broker *sarama.Broker, topic string) int16 {
 		return -1
 	}
 	return int16(resp.Topics[0].Err)
+}
+
+// deleteTopicsError is DeleteTopics v1's answer for one topic name (which Sarama's DeleteTopic checks first).
+func deleteTopicsError(broker *sarama.Broker, topic string) int16 {
+	resp, err := broker.DeleteTopics(&sarama.DeleteTopicsRequest{Version: 1, Topics: []string{topic},
+		Timeout: 5 * time.Second})
+	if err != nil {
+		return -1
+	}
+	code, ok := resp.TopicErrorCodes[topic]
+	if !ok {
+		return -1
+	}
+	return int16(code)
+}
+
+// fetchError is Fetch v4's answer for partition 0 of a topic.
+func fetchError(broker *sarama.Broker, topic string) int16 {
+	req := &sarama.FetchRequest{Version: 4, MaxWaitTime: 10, MinBytes: 1, MaxBytes: 1 << 20}
+	req.AddBlock(topic, 0, 0, 1<<20)
+	resp, err := broker.Fetch(req)
+	if err != nil {
+		return -1
+	}
+	block := resp.GetBlock(topic, 0)
+	if block == nil {
+		return -1
+	}
+	return int16(block.Err)
 }
