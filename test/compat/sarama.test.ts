@@ -1,6 +1,8 @@
 // Go clients against a Brook broker: Sarama 1.22 and segmentio/kafka-go 0.2.1, as Debian packages them. The
 // programs in test/compat/go do the work and print a JSON summary; this file builds them (once per source
-// change), runs them, and judges the summaries.
+// change), runs them, and judges the summaries: sarama-check and kafka-go-check round trips, sarama-admin the
+// ClusterAdmin and the answers Kafka gives to refused requests, sarama-acl the ACL calls on an authorizer broker,
+// sarama-groups two-member consumer groups, kafka-go-extra what kafka-go-check leaves out.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
