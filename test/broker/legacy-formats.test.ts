@@ -8,7 +8,13 @@ import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { buildMessageSet, decodeMessageSet } from '../../src/protocol/records/legacy-message.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useBrokerWithClient } from '../helpers/broker-suite.js';
-import { createTopic, fetchBody, readPartition } from '../helpers/wire-client.js';
+import {
+  consumerFetchBody,
+  createTopic,
+  fetchBody,
+  fetchPartition,
+  readPartition,
+} from '../helpers/wire-client.js';
 
 describe('legacy message formats', () => {
   const suite = useBrokerWithClient({}, (suite) => createTopic(suite.client, 'legacy', { numPartitions: 1 }));
@@ -99,6 +105,34 @@ describe('legacy message formats', () => {
           [4, 'v2-record'],
         ],
       );
+    }
+  });
+
+  it('answers Fetch v0-v2 with nothing, not the whole batch, when the first batch is over the partition max bytes', async () => {
+    // Fetch v0-v2 sizes are hard limits (Kafka's FetchParams.hardMaxBytesLimit, before KIP-74): the read is cut
+    // at the partition's max bytes, and the down-conversion to magic 0/1 drops the cut batch, so Kafka 3.9 answers
+    // an empty message set; Fetch v3+ gets the first batch whole.
+    await createTopic(suite.client, 'legacy-large', { numPartitions: 1 });
+    await suite.client.call(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [
+        {
+          name: 'legacy-large',
+          partitionData: [{ index: 0, records: buildBatch([{ key: 'k', value: 'x'.repeat(2000) }]) }],
+        },
+      ],
+    });
+    for (const version of [0, 1, 2, 3]) {
+      const partition = { ...fetchPartition(0, 0), partitionMaxBytes: 500 };
+      const body = consumerFetchBody([{ topic: 'legacy-large', partitions: [partition] }]);
+      const response = await suite.client.call(ApiKey.FETCH, version, body);
+      const data = response.responses[0].partitions[0];
+      assert.equal(data.errorCode, ErrorCode.NONE);
+      assert.equal(data.highWatermark, 1n);
+      const values = decodeMessageSet(data.records).messages.map((m) => m.value!.length);
+      assert.deepEqual(values, version <= 2 ? [] : [2000], `fetch v${version}`);
     }
   });
 

@@ -268,7 +268,14 @@ function readAll(context: RequestContext, plan: FetchPlan): Promise<PartitionRea
   const share = plan.partitions.length === 1 ? null : new FetchInlineRead(broker);
   try {
     for (const p of plan.partitions) {
-      const read = startPartitionRead(context, plan, p, remaining, !anyRecords, share ?? broker);
+      const read = startPartitionRead(
+        context,
+        plan,
+        p,
+        remaining,
+        !anyRecords && !hardMaxBytes(plan),
+        share ?? broker,
+      );
       remaining = Math.max(0, remaining - read.bytes);
       if (read.bytes > 0) anyRecords = true;
       reads.push(read.result);
@@ -342,12 +349,26 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
       if (quota.isThrottled(p.topicName, p.partition) && quota.isQuotaExceeded(Date.now())) continue;
     }
     const maxBytes = Math.min(p.partitionMaxBytes, remaining);
-    const got = log.readableBytes(p.fetchOffset, maxBytes, readBound(plan, log), bytes === 0);
+    const got = log.readableBytes(
+      p.fetchOffset,
+      maxBytes,
+      readBound(plan, log),
+      bytes === 0 && !hardMaxBytes(plan),
+    );
     bytes += got;
     remaining = Math.max(0, remaining - got);
     if (bytes >= minBytes) return true;
   }
   return false;
+}
+
+/**
+ * Whether the fetch's sizes are hard limits, even for a partition's first batch: Fetch v0-v2, before KIP-74 (Kafka's
+ * FetchParams.hardMaxBytesLimit). Kafka then cuts the read at the partition's max bytes, and its down-conversion to
+ * magic 0/1 drops the cut batch, so a first batch over the limit is answered with an empty message set.
+ */
+function hardMaxBytes(plan: FetchPlan): boolean {
+  return plan.version <= 2;
 }
 
 /** Followers read up to the log end (what is written), consumers to the high watermark or last stable offset. */
