@@ -19,6 +19,7 @@ import { type BrokerConfigLayers, mergeBrokerLayers } from './config-layers.js';
 import { type ConfigKeyDef, ConfigType } from './config-types.js';
 import { isKafkaPerBrokerKey, isKafkaReadOnlyKey, kafkaDynamicKey } from './kafka-only-keys.js';
 import type { Listener } from './listeners.js';
+import { METRIC_REPORTERS, reportersChangeRefusal, unloadableReporter } from './metric-reporters.js';
 import { parseKey } from './parsed-config.js';
 import { passwordEncoderSettings } from './password-encoder.js';
 import { resolveTopicConfig } from './topic-config.js';
@@ -420,12 +421,27 @@ export function validateDynamicBrokerConfigs(
       networkThreadsChange(before, after, kept) ??
       connectionLimitsChange(before, after, kept) ??
       cleanerThreadsChange(current.logCleanerThreads, resolved.logCleanerThreads) ??
-      threadPoolsChange(before, after);
+      threadPoolsChange(before, after) ??
+      metricReportersChange(before, after);
     return refusal === null ? { ok: true, configs } : brokerRefusal(refusal);
   } catch (error) {
     if (error instanceof ConfigError) return brokerRefusal(error.message);
     throw error;
   }
+}
+
+/**
+ * Kafka's DynamicMetricsReporters, validated when the change updates metric.reporters: every class it names must
+ * load. The refusal names the keys the change updates (values that differ from those in force).
+ */
+function metricReportersChange(
+  before: ReadonlyMap<string, string>,
+  after: ReadonlyMap<string, string>,
+): string | null {
+  const next = after.get(METRIC_REPORTERS);
+  if (next === before.get(METRIC_REPORTERS) || unloadableReporter(next) === null) return null;
+  const updated = [...after].filter(([name, text]) => before.get(name) !== text).map(([name]) => name);
+  return reportersChangeRefusal(scalaSet(updated));
 }
 
 /**

@@ -532,8 +532,9 @@ export const SERVER_KEYS = [
     T.LIST,
     '',
     'low',
-    'Classes Kafka loads as metric reporters; accepted and ignored by Brook, which exposes metrics ' +
-      'on its own endpoint (brook.metrics.listener).',
+    'Classes Kafka loads as metric reporters. Brook, which exposes metrics on its own endpoint ' +
+      '(brook.metrics.listener), accepts Java class names and ignores them, and refuses a name no JVM could load ' +
+      '(an empty entry, not a class name) as Kafka refuses a class it cannot find.',
     {
       updateMode: 'cluster-wide',
       support: 'no-op',

@@ -9,6 +9,7 @@ import { type BrokerConfig, resolveBrokerConfig } from './broker-config.js';
 import { applyOverrides } from './command-line.js';
 import { ConfigError } from './config-error.js';
 import { isKafkaOnlyKey } from './kafka-only-keys.js';
+import { METRIC_REPORTERS, reporterNotFound, unloadableReporter } from './metric-reporters.js';
 import { PropertiesSyntaxError, parseProperties } from './properties-parser.js';
 
 export interface LoadOptions {
@@ -40,6 +41,9 @@ export async function loadBrokerConfig(options: LoadOptions): Promise<LoadedConf
     options.configPath === null ? new Map<string, string>() : await readPropertiesFile(options.configPath);
   const staticConfig = applyOverrides(fileProps, options.overrides);
   const config = resolveBrokerConfig(staticConfig);
+  // Kafka's broker loads its reporter classes as it starts, and stops on one it cannot find.
+  const unloadable = unloadableReporter(staticConfig.get(METRIC_REPORTERS));
+  if (unloadable !== null) throw ConfigError.rule(METRIC_REPORTERS, reporterNotFound(unloadable));
   const kafkaKeys = config.unknownKeys.filter(isKafkaOnlyKey);
   const unknownKeys = config.unknownKeys.filter((key) => !isKafkaOnlyKey(key));
   if (kafkaKeys.length > 0) {
