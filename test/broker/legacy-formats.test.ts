@@ -108,7 +108,7 @@ describe('legacy message formats', () => {
     }
   });
 
-  it('answers Fetch v0-v2 with nothing, not the whole batch, when the first batch is over the partition max bytes', async () => {
+  it('answers Fetch v0-v2 with nothing, not the whole batch, when a first batch is over the max bytes', async () => {
     // Fetch v0-v2 sizes are hard limits (Kafka's FetchParams.hardMaxBytesLimit, before KIP-74): the read is cut
     // at the partition's max bytes, and the down-conversion to magic 0/1 drops the cut batch, so Kafka 3.9 answers
     // an empty message set; Fetch v3+ gets the first batch whole.

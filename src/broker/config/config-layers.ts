@@ -8,7 +8,9 @@
 // synonyms in, so the value in force is always the first synonym reported.
 
 import { BROKER_SYNONYM_GROUPS, brokerKey } from './broker-keys.js';
-import { ConfigSource, type ConfigValue } from './config-types.js';
+import { ConfigError } from './config-error.js';
+import { type ConfigKeyDef, ConfigSource, type ConfigValue } from './config-types.js';
+import { kafkaOnlyKey } from './kafka-only-key-defs.js';
 import { parseKey } from './parsed-config.js';
 
 export interface BrokerConfigLayers {
@@ -44,13 +46,28 @@ function layersOf(layers: BrokerConfigLayers): readonly Layer[] {
 }
 
 function valueIn(name: string, text: string | undefined, source: ConfigSource): LayeredValue | undefined {
-  const def = brokerKey(name);
+  const own = brokerKey(name);
+  const def = own ?? kafkaOnlyKey(name)?.def;
   if (text === undefined) {
     if (source !== ConfigSource.DEFAULT_CONFIG || def === undefined || def.defaultValue === null)
       return undefined;
     return { name, value: parseKey(def, undefined), source };
   }
-  return { name, value: def === undefined ? text : parseKey(def, text), source };
+  if (def === undefined) return { name, value: text, source };
+  return { name, value: own === undefined ? parsedOrText(def, text) : parseKey(def, text), source };
+}
+
+/**
+ * A Kafka key Brook does not define is not checked at startup (it has no effect here), so a static value Kafka's
+ * type refuses is kept as written.
+ */
+export function parsedOrText(def: ConfigKeyDef, text: string): ConfigValue {
+  try {
+    return parseKey(def, text);
+  } catch (error) {
+    if (error instanceof ConfigError) return text;
+    throw error;
+  }
 }
 
 /**

@@ -18,8 +18,11 @@ import {
   brokerValueChain,
   type LayeredValue,
   mergeBrokerLayers,
+  parsedOrText,
 } from './config-layers.js';
-import { ConfigSource, ConfigType } from './config-types.js';
+import { type ConfigKeyDef, ConfigSource, ConfigType, type ConfigValue } from './config-types.js';
+import { DESCRIBED_KAFKA_ONLY_KEYS, kafkaOnlyKey } from './kafka-only-key-defs.js';
+import { kafkaDynamicKey } from './kafka-only-keys.js';
 import { parseKey } from './parsed-config.js';
 import { resolveTopicConfig } from './topic-config.js';
 import { TOPIC_KEYS } from './topic-keys.js';
@@ -52,7 +55,17 @@ export interface DescribedConfig {
 }
 
 function typeOf(name: string): ConfigType {
-  return brokerKey(name)?.type ?? TOPIC_KEYS.get(name)?.type ?? ConfigType.UNKNOWN;
+  return describedBrokerKey(name)?.type ?? TOPIC_KEYS.get(name)?.type ?? ConfigType.UNKNOWN;
+}
+
+/** A broker key's definition: Brook's own, or Kafka's for a Kafka key Brook accepts without defining it. */
+function describedBrokerKey(name: string): ConfigKeyDef | undefined {
+  return brokerKey(name) ?? kafkaOnlyKey(name)?.def;
+}
+
+/** A value as DescribeConfigs reports it; a Kafka key's static value its type refuses is kept as written. */
+function describedText(type: ConfigType, value: ConfigValue): string | null {
+  return typeof value === 'string' ? value : formatConfigValue(type, value);
 }
 
 function isSensitiveType(type: ConfigType): boolean {
@@ -62,7 +75,7 @@ function isSensitiveType(type: ConfigType): boolean {
 function format(v: LayeredValue, sensitive: boolean): DescribedSynonym {
   return {
     name: v.name,
-    value: sensitive ? null : formatConfigValue(typeOf(v.name), v.value),
+    value: sensitive ? null : describedText(typeOf(v.name), v.value),
     source: v.source,
   };
 }
@@ -124,6 +137,7 @@ export function describeBrokerConfigs(
   const names = perBroker
     ? new Set([
         ...BROKER_KEYS.keys(),
+        ...DESCRIBED_KAFKA_ONLY_KEYS,
         ...layers.staticConfig.keys(),
         ...layers.dynamicDefault.keys(),
         ...layers.dynamicBroker.keys(),
@@ -133,7 +147,7 @@ export function describeBrokerConfigs(
   // log.retention.ms from the merge, so log.retention.ms then has no value even though it is listed as a synonym.
   const merged = perBroker ? mergeBrokerLayers(layers) : layers.dynamicDefault;
   return wanted(names, options).map((name) => {
-    const def = brokerKey(name);
+    const def = describedBrokerKey(name);
     const type = def?.type ?? ConfigType.UNKNOWN;
     const sensitive = isSensitiveType(type);
     // The default resource reports only its own layer, synonyms included.
@@ -177,17 +191,20 @@ const DESCRIBED_READ_ONLY = new Set([
  * That set names plain keys only, so a listener-prefixed key is read-only in the answer even where AlterConfigs
  * takes it (alter-validation.ts decides what may change; this is only what DescribeConfigs says).
  */
-function describedReadOnly(name: string, def: ReturnType<typeof brokerKey>): boolean {
+function describedReadOnly(name: string, def: ConfigKeyDef | undefined): boolean {
+  if (kafkaDynamicKey(name) !== undefined) return false;
   if (def === undefined || def.updateMode === 'read-only') return true;
   return !BROKER_KEYS.has(name) || DESCRIBED_READ_ONLY.has(name);
 }
 
 function brokerValueText(
-  def: ReturnType<typeof brokerKey>,
+  def: ConfigKeyDef | undefined,
   text: string | undefined,
   perBroker: boolean,
 ): string | null {
   if (def === undefined) return text ?? null;
   if (text === undefined && (!perBroker || def.defaultValue === null)) return null;
+  if (text !== undefined && !BROKER_KEYS.has(def.name))
+    return describedText(def.type, parsedOrText(def, text));
   return formatConfigValue(def.type, parseKey(def, text));
 }

@@ -4,13 +4,12 @@
 // they are accepted like any key Brook does not know (kept, no effect); they differ only in how the startup
 // warning names them: as Kafka names configs that were supplied but are not used, rather than as possible typos.
 //
-// Kept as names and prefixes, not definitions: Brook does not describe them. Only the few that Kafka changes
-// dynamically carry Kafka's type and bounds, so that AlterConfigs checks their values as Kafka does.
+// Kept as names and prefixes; the keys Kafka 3.9 defines among them carry Kafka's type and default
+// (kafka-only-key-defs.ts), so that DescribeConfigs lists them as Kafka does and AlterConfigs checks a dynamic
+// one's value by Kafka's type and bounds.
 
 import type { ConfigKeyDef } from './config-types.js';
-import { ConfigType } from './config-types.js';
-import { defineKey, LONG_MAX_TEXT } from './define-key.js';
-import { atLeast } from './validators.js';
+import { kafkaOnlyKey } from './kafka-only-key-defs.js';
 
 /** Whole families, by prefix (also under a `listener.name.<listener>.` prefix). */
 const KAFKA_PREFIXES = [
@@ -53,6 +52,9 @@ const KAFKA_NAMES = new Set([
   'unstable.feature.versions.enable',
   'password.encoder.old.secret',
   'remote.fetch.max.wait.ms',
+  'request.timeout.ms',
+  'log.dir.failure.timeout.ms',
+  'log.initial.task.delay.ms',
   // Internal or KRaft-only in Kafka 3.9, yet in its KafkaConfig, so read-only there too.
   'alter.log.dirs.replication.quota.window.num',
   'alter.log.dirs.replication.quota.window.size.seconds',
@@ -113,44 +115,9 @@ export function isKafkaPerBrokerKey(name: string): boolean {
   return KAFKA_DYNAMIC_NAMES.has(name) && KAFKA_PER_BROKER_PREFIXES.some((prefix) => name.startsWith(prefix));
 }
 
-const T = ConfigType;
-const doc = 'Kafka key Brook does not implement; only its value is checked.';
-
-/**
- * Type, default and bounds of the dynamic keys above, as Kafka 3.9 defines them: a dynamic change of one is
- * checked against them (DynamicConfig.Broker.validate), even though Brook does not otherwise define or describe it.
- */
-const KAFKA_DYNAMIC_KEY_DEFS = new Map(
-  [
-    defineKey('sasl.kerberos.service.name', T.STRING, null, 'medium', doc),
-    defineKey('sasl.kerberos.kinit.cmd', T.STRING, '/usr/bin/kinit', 'medium', doc),
-    defineKey('sasl.kerberos.ticket.renew.window.factor', T.DOUBLE, '0.8', 'medium', doc),
-    defineKey('sasl.kerberos.ticket.renew.jitter', T.DOUBLE, '0.05', 'medium', doc),
-    defineKey('sasl.kerberos.min.time.before.relogin', T.LONG, '60000', 'medium', doc),
-    defineKey('sasl.kerberos.principal.to.local.rules', T.LIST, 'DEFAULT', 'medium', doc),
-    defineKey('sasl.login.refresh.window.factor', T.DOUBLE, '0.8', 'medium', doc),
-    defineKey('sasl.login.refresh.window.jitter', T.DOUBLE, '0.05', 'medium', doc),
-    defineKey('sasl.login.refresh.min.period.seconds', T.SHORT, '60', 'medium', doc),
-    defineKey('sasl.login.refresh.buffer.seconds', T.SHORT, '300', 'medium', doc),
-    defineKey('ssl.engine.factory.class', T.CLASS, null, 'low', doc),
-    defineKey('remote.log.index.file.cache.total.size.bytes', T.LONG, '1073741824', 'low', doc, {
-      validator: atLeast(1),
-    }),
-    defineKey('remote.log.manager.copy.max.bytes.per.second', T.LONG, LONG_MAX_TEXT, 'medium', doc, {
-      validator: atLeast(1),
-    }),
-    defineKey('remote.log.manager.fetch.max.bytes.per.second', T.LONG, LONG_MAX_TEXT, 'medium', doc, {
-      validator: atLeast(1),
-    }),
-    defineKey('remote.fetch.max.wait.ms', T.INT, '500', 'medium', doc, { validator: atLeast(1) }),
-    defineKey('log.local.retention.ms', T.LONG, '-2', 'medium', doc, { validator: atLeast(-2) }),
-    defineKey('log.local.retention.bytes', T.LONG, '-2', 'medium', doc, { validator: atLeast(-2) }),
-  ].map((def) => [def.name, def]),
-);
-
 /** The definition Kafka gives a dynamic key Brook does not define, for checking a value; undefined otherwise. */
 export function kafkaDynamicKey(name: string): ConfigKeyDef | undefined {
-  return KAFKA_DYNAMIC_KEY_DEFS.get(name);
+  return KAFKA_DYNAMIC_NAMES.has(name) ? kafkaOnlyKey(name)?.def : undefined;
 }
 
 /** `listener.name.<listener>.` and, for SASL keys, `listener.name.<listener>.<mechanism>.`. */

@@ -28,5 +28,6 @@ export function reporterNotFound(name: string): string {
  * failure of DynamicMetricsReporters' validation without its cause, naming the keys the change updates.
  */
 export function reportersChangeRefusal(updatedKeys: string): string {
-  return `Validation of dynamic config update of ${updatedKeys} failed with class class kafka.server.DynamicMetricsReporters`;
+  const reconfigurable = 'class kafka.server.DynamicMetricsReporters';
+  return `Validation of dynamic config update of ${updatedKeys} failed with class ${reconfigurable}`;
 }
