@@ -42,7 +42,9 @@ configs = {}
 for resource, future in described.items():
     found = future.result()
     names = ["retention.ms", "cleanup.policy"] if resource.name == c1 else ["log.retention.hours", "log.roll.hours",
-                                                                           "log.retention.ms", "num.io.threads"]
+                                                                           "log.retention.ms", "num.io.threads",
+                                                                           "sasl.kerberos.kinit.cmd",
+                                                                           "socket.connection.setup.timeout.ms"]
     configs[resource.name] = {n: [found[n].value, found[n].source, found[n].is_read_only] for n in names}
 out["configs"] = configs
 out["alter"] = outcomes(admin.alter_configs([
