@@ -58,8 +58,8 @@ function valueIn(name: string, text: string | undefined, source: ConfigSource): 
 }
 
 /**
- * A Kafka key Brook does not define is not checked at startup (it has no effect here), so a static value Kafka's
- * type refuses is kept as written.
+ * A Kafka key Brook does not define is checked by Kafka's type in the static config and in a dynamic change, but a
+ * value stored under /config/brokers by hand is not: one its type refuses is kept as written.
  */
 export function parsedOrText(def: ConfigKeyDef, text: string): ConfigValue {
   try {

@@ -63,7 +63,7 @@ function describedBrokerKey(name: string): ConfigKeyDef | undefined {
   return brokerKey(name) ?? kafkaOnlyKey(name)?.def;
 }
 
-/** A value as DescribeConfigs reports it; a Kafka key's static value its type refuses is kept as written. */
+/** A value as DescribeConfigs reports it; a Kafka key's stored value that its type refuses is kept as written. */
 function describedText(type: ConfigType, value: ConfigValue): string | null {
   return typeof value === 'string' ? value : formatConfigValue(type, value);
 }

@@ -8,8 +8,10 @@ import { readFile } from 'node:fs/promises';
 import { type BrokerConfig, resolveBrokerConfig } from './broker-config.js';
 import { applyOverrides } from './command-line.js';
 import { ConfigError } from './config-error.js';
+import { kafkaOnlyKey } from './kafka-only-key-defs.js';
 import { isKafkaOnlyKey } from './kafka-only-keys.js';
 import { METRIC_REPORTERS, reporterNotFound, unloadableReporter } from './metric-reporters.js';
+import { parseKey } from './parsed-config.js';
 import { PropertiesSyntaxError, parseProperties } from './properties-parser.js';
 
 export interface LoadOptions {
@@ -41,6 +43,11 @@ export async function loadBrokerConfig(options: LoadOptions): Promise<LoadedConf
     options.configPath === null ? new Map<string, string>() : await readPropertiesFile(options.configPath);
   const staticConfig = applyOverrides(fileProps, options.overrides);
   const config = resolveBrokerConfig(staticConfig);
+  // Kafka parses every key it defines as it starts, those Brook accepts without implementing too.
+  for (const [name, text] of staticConfig) {
+    const kafkaKey = kafkaOnlyKey(name);
+    if (kafkaKey !== undefined) parseKey(kafkaKey.def, text);
+  }
   // Kafka's broker loads its reporter classes as it starts, and stops on one it cannot find.
   const unloadable = unloadableReporter(staticConfig.get(METRIC_REPORTERS));
   if (unloadable !== null) throw ConfigError.rule(METRIC_REPORTERS, reporterNotFound(unloadable));

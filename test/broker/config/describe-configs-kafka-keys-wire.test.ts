@@ -11,6 +11,7 @@ import { ConfigSource, ConfigType } from '../../../src/broker/config/config-type
 import { ErrorCode } from '../../../src/protocol/errors.js';
 import type { DescribeConfigsResponse } from '../../../src/protocol/messages/32-describe-configs.js';
 import { ApiKey } from '../../../src/protocol/registry.js';
+import { startBroker } from '../../helpers/broker-process.js';
 import { useBrokerWithClient } from '../../helpers/broker-suite.js';
 import { BROKER_RESOURCE, incrementalAlter } from '../../helpers/dynamic-configs.js';
 
@@ -116,5 +117,17 @@ describe("DescribeConfigs of a broker lists Kafka's keys Brook accepts without i
       assert.ok(!configs.has(name), name);
     }
     assert.equal(configs.get('remote.log.storage.system.enable')!.value, 'false');
+  });
+
+  test("a static value Kafka's type refuses stops the broker, as Kafka's KafkaConfig refuses it", async () => {
+    // A broker that did start is stopped before the assertion fails.
+    const outcome = await startBroker({ overrides: { 'socket.connection.setup.timeout.ms': 'abc' } }).then(
+      async (broker) => `started (stopped with ${await broker.stop()})`,
+      (error: Error) => error.message,
+    );
+    assert.match(
+      outcome,
+      /Invalid value abc for configuration socket.connection.setup.timeout.ms: Not a number of type LONG/,
+    );
   });
 });
