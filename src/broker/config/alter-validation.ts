@@ -420,9 +420,10 @@ export function validateDynamicBrokerConfigs(
     const refusal =
       networkThreadsChange(before, after, kept) ??
       connectionLimitsChange(before, after, kept) ??
+      // Kafka validates its metrics reporters after the acceptors and before the thread pools.
+      metricReportersChange(before, after) ??
       cleanerThreadsChange(current.logCleanerThreads, resolved.logCleanerThreads) ??
-      threadPoolsChange(before, after) ??
-      metricReportersChange(before, after);
+      threadPoolsChange(before, after);
     return refusal === null ? { ok: true, configs } : brokerRefusal(refusal);
   } catch (error) {
     if (error instanceof ConfigError) return brokerRefusal(error.message);
