@@ -126,8 +126,14 @@ describe('legacy message formats', () => {
     });
     for (const version of [0, 1, 2, 3]) {
       const partition = { ...fetchPartition(0, 0), partitionMaxBytes: 500 };
-      const body = consumerFetchBody([{ topic: 'legacy-large', partitions: [partition] }]);
+      // Kafka's DelayedFetch counts the bytes there are up to the partition's max bytes: the fetch is answered at
+      // once, not after its max wait.
+      const body = consumerFetchBody([{ topic: 'legacy-large', partitions: [partition] }], {
+        maxWaitMs: 10_000,
+      });
+      const started = Date.now();
       const response = await suite.client.call(ApiKey.FETCH, version, body);
+      assert.ok(Date.now() - started < 5000, `fetch v${version} answered at once`);
       const data = response.responses[0].partitions[0];
       assert.equal(data.errorCode, ErrorCode.NONE);
       assert.equal(data.highWatermark, 1n);

@@ -349,12 +349,11 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
       if (quota.isThrottled(p.topicName, p.partition) && quota.isQuotaExceeded(Date.now())) continue;
     }
     const maxBytes = Math.min(p.partitionMaxBytes, remaining);
-    const got = log.readableBytes(
-      p.fetchOffset,
-      maxBytes,
-      readBound(plan, log),
-      bytes === 0 && !hardMaxBytes(plan),
-    );
+    // Under hard limits a first batch over the max bytes is not sent, but counts as the max bytes, as Kafka's
+    // DelayedFetch counts what there is up to the partition's max bytes: the fetch is answered, not held.
+    const got = hardMaxBytes(plan)
+      ? Math.min(maxBytes, log.readableBytes(p.fetchOffset, maxBytes, readBound(plan, log), true))
+      : log.readableBytes(p.fetchOffset, maxBytes, readBound(plan, log), bytes === 0);
     bytes += got;
     remaining = Math.max(0, remaining - got);
     if (bytes >= minBytes) return true;
