@@ -13,6 +13,8 @@ import type { Topology } from './topology.js';
 
 export class StreamsBuilder {
   private readonly internal = new InternalBuilder();
+  /** The stores of builder.table() with their topics (Kafka's tableSourceNodes), for reuse.ktable.source.topics. */
+  private readonly tableSources: { store: StoreBuilder; topic: string }[] = [];
 
   stream<K, V>(topics: string | string[], consumed?: Consumed<K, V>): KStream<K, V> {
     const list = typeof topics === 'string' ? [topics] : topics;
@@ -57,6 +59,7 @@ export class StreamsBuilder {
     const store = new StoreBuilder<K, V>(storeName, m.engine, keySerde, valueSerde, true);
     if (!m.loggingEnabled) store.withLoggingDisabled();
     if (m.cachingEnabled) store.withCachingEnabled();
+    this.tableSources.push({ store: store as StoreBuilder, topic });
     // Kafka materializes a source table only for a store the user named (or when an operation below asks).
     return sourceTable(b, tableName, sourceName, store, m.storeName !== null);
   }
@@ -97,11 +100,28 @@ export class StreamsBuilder {
   }
 
   /**
-   * The topology. Kafka's build(props) applies the topology.optimization the properties ask for; Brook checks the
-   * value as Kafka does (an invalid one is refused) and builds the same topology whatever it asks (README).
+   * The topology. As Kafka's build(props), applies the topology.optimization the properties ask for (an invalid
+   * value is refused); build() without them applies none, whatever the KafkaStreams properties say. Of Kafka's
+   * optimizations, reuse.ktable.source.topics is applied; merge.repartition.topics and single.store.self.join are
+   * not (README).
    */
   build(props?: Readonly<Record<string, unknown>>): Topology {
-    if (props !== undefined) topologyOptimizations(props);
+    const optimizations = props === undefined ? [] : topologyOptimizations(props);
+    if (optimizations.includes('reuse.ktable.source.topics')) this.reuseTableSourceTopics();
     return this.internal.topology;
+  }
+
+  /**
+   * reuse.ktable.source.topics (Kafka's TableSourceNode with reuseSourceTopicForChangeLog): the store of each
+   * materialized builder.table() writes no changelog and is restored from the table's topic instead, even one
+   * whose logging the user disabled. A table never materialized has no store to connect.
+   */
+  private reuseTableSourceTopics(): void {
+    const topology = this.internal.topology;
+    for (const { store, topic } of this.tableSources) {
+      if (topology.stores.get(store.name) !== store || topology.sourceChangelogs.has(store.name)) continue;
+      store.withLoggingDisabled();
+      topology.connectSourceStoreAndTopic(store.name, topic);
+    }
   }
 }

@@ -109,6 +109,11 @@ export class Topology {
   private readonly topicToSource = new Map<string, string>();
   /** Processors (joins) whose sub-topology's input topics must be co-partitioned. */
   readonly copartitioned = new Set<string>();
+  /**
+   * Store -> the source topic it is restored from instead of a changelog of its own (Kafka's
+   * connectSourceStoreAndTopic: a source KTable's store under reuse.ktable.source.topics).
+   */
+  readonly sourceChangelogs = new Map<string, string>();
   /** Topics feeding global stores (read whole by every instance, never part of the group's subscription). */
   private readonly globalTopicSet = new Set<string>();
   private cachedSubtopologies: Subtopology[] | null = null;
@@ -221,6 +226,16 @@ export class Topology {
       if (!node.stores.includes(s)) node.stores.push(s);
     }
     this.cachedSubtopologies = null;
+    return this;
+  }
+
+  /**
+   * The store, kept by the records of `topic` (a source table's), is restored from that topic up to the group's
+   * committed offset and writes no changelog of its own (Kafka's connectSourceStoreAndTopic).
+   */
+  connectSourceStoreAndTopic(store: string, topic: string): this {
+    if (this.sourceChangelogs.has(store)) throw new TopologyError(`Source store ${store} is already added.`);
+    this.sourceChangelogs.set(store, topic);
     return this;
   }
 

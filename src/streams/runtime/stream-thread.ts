@@ -39,7 +39,7 @@ import { join } from 'node:path';
 import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
 import { KafkaClientError, KafkaProtocolError } from '../../client/errors.js';
 import { Producer } from '../../client/producer.js';
-import type { TopicPartition } from '../../client/requests.js';
+import { type TopicPartition, tpKey } from '../../client/requests.js';
 import { isFatalTransactionError } from '../../client/transactions.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -55,7 +55,7 @@ import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from 
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
 import { PartitionGroup } from './partition-group.js';
-import { topicPartitionOfKey } from './partition-key.js';
+import { partitionKey, topicPartitionOfKey } from './partition-key.js';
 import { RepartitionPurger } from './repartition-purger.js';
 import type { HandedStore, StandbyUpdater } from './standby-updater.js';
 import { type AssignmentInfo, SHUTDOWN_REQUESTED, StreamsPartitionAssignor } from './streams-assignor.js';
@@ -581,6 +581,11 @@ export class StreamThread {
     for (const o of offsets)
       if (this.topology.internalTopics.has(this.logicalTopic(o.topic)))
         this.committedRepartition.set(`${o.topic}:${o.partition}`, o.offset);
+    // A store restored from its source topic holds that topic up to the record before the committed offset
+    // (Kafka's StreamTask.checkpointableOffsets: the consumed offsets of source changelogs).
+    const sourceChangelogs = new Set(this.topology.sourceChangelogs.values());
+    for (const o of offsets)
+      if (sourceChangelogs.has(o.topic)) this.changelogOffsets.set(partitionKey(o), o.offset - 1);
     this.consumed.clear();
     if (!this.eos) for (const task of this.tasks.values()) this.checkpoint(task);
     this.lastCommitMs = Date.now();
@@ -906,10 +911,18 @@ export class StreamThread {
     try {
       const ends = await restorer.endOffsets(targets.map((t) => t.tp));
       const endOf = new Map(ends.map((e) => [`${e.topic}:${e.partition}`, e.offset]));
+      // A store restored from its source topic stops at the group's committed offset (none: 0), where its task
+      // goes on processing: Kafka's StoreChangelogReader restores a source changelog up to
+      // min(end offset, committed offset).
+      const sourceChangelogs = new Set(this.topology.sourceChangelogs.values());
+      const fromSources = targets.filter((t) => sourceChangelogs.has(t.tp.topic)).map((t) => t.tp);
+      const committed = fromSources.length === 0 ? new Map() : await this.consumer.committed(fromSources);
       const pending = new Map<string, { target: Target; end: number; restored: number }>();
       for (const t of targets) {
         const key = `${t.tp.topic}:${t.tp.partition}`;
-        const end = endOf.get(key) ?? 0;
+        let end = endOf.get(key) ?? 0;
+        if (sourceChangelogs.has(t.tp.topic))
+          end = Math.min(end, Math.max(0, committed.get(tpKey(t.tp.topic, t.tp.partition)) ?? 0));
         if (end <= (t.from ?? 0)) continue;
         pending.set(key, { target: t, end, restored: 0 });
       }

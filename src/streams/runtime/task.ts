@@ -121,7 +121,10 @@ export class Task {
   readonly id: string;
   private readonly nodes = new Map<string, NodeInstance>();
   readonly stores = new Map<string, StateStore>();
-  /** Store name -> its engine and format, for restoration. */
+  /**
+   * Store name -> its engine and format, for restoration; `changelog` is the topic it is restored from: its own
+   * changelog, or the source topic of a store connected to one (Topology.sourceChangelogs), null for neither.
+   */
   readonly engines = new Map<
     string,
     { engine: BytesKeyValueStore; timestamped: boolean; changelog: string | null }
@@ -193,12 +196,13 @@ export class Task {
             log: (key, value, timestamp) =>
               this.env.collector.send(changelog, key, value, timestamp, [], this.partition),
           };
+    const restoredFrom = changelog ?? this.env.topology.sourceChangelogs.get(name) ?? null;
     const wrapped = builder.serdesFrom?.(this.env.defaultKeySerde, this.env.defaultValueSerde);
     const options = {
       name,
       engine,
       changelog: writer,
-      serdeTopic: changelog ?? name,
+      serdeTopic: restoredFrom ?? name,
       keySerde: wrapped?.key ?? ((builder.keySerde ?? this.env.defaultKeySerde) as Serde<unknown>),
       valueSerde: wrapped?.value ?? ((builder.valueSerde ?? this.env.defaultValueSerde) as Serde<unknown>),
       recordTimestamp: () => this.currentTimestampMs,
@@ -228,7 +232,7 @@ export class Task {
         name,
         builder.timestamped ? new TimestampedStore(options) : new PlainKeyValueStore(options),
       );
-    this.engines.set(name, { engine, timestamped: builder.timestamped, changelog });
+    this.engines.set(name, { engine, timestamped: builder.timestamped, changelog: restoredFrom });
   }
 
   /** A suppress() buffer: in memory, restored through its own target, logged at commit (flushCaches). */
