@@ -33,7 +33,7 @@ import type { Topology } from '../topology.js';
 import { checkpointPath, readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { changelogTopicName } from './internal-topics.js';
-import { partitionKey } from './partition-key.js';
+import { partitionKey, topicPartitionOfKey } from './partition-key.js';
 
 const POLL_TIMEOUT_MS = 100;
 
@@ -367,42 +367,52 @@ export class StandbyUpdater {
   /**
    * The consumer's position in some standby changelog partitions fell before their first offset (records deleted
    * by DeleteRecords or retention after the standby's checkpoint or last read). Kafka's StoreChangelogReader marks
-   * such standbys corrupted: their offsets are dropped and they are closed dirty, their state wiped only under
-   * exactly-once (StateManagerUtil.closeStateManager). Here each such store's offset is forgotten (the checkpoint
-   * written without it) and it is read again from the partition's first offset: over its contents under
-   * at_least_once, emptied first under EOS or when in memory (Kafka's dirty close loses it). Any other
-   * out-of-range answer fails the updater.
+   * such standbys corrupted, and the state updater then marks all the changelogs of each such task corrupted, not
+   * only the truncated one: their offsets are dropped and the task is closed dirty, its state wiped only under
+   * exactly-once (StateManagerUtil.closeStateManager). Here every store of such a task forgets its offset (the
+   * checkpoint written without them) and is read again from its partition's first offset: over its contents under
+   * at_least_once, emptied first under EOS or when in memory (Kafka's dirty close loses it). Any other out-of-range
+   * answer fails the updater.
    */
   private async rebuildTruncated(consumer: Consumer, error: KafkaProtocolError): Promise<void> {
-    const starts = await consumer.beginningOffsets(consumer.assignment());
-    const behind: { tp: TopicPartition; position: number; start: number }[] = [];
-    for (const o of starts) {
-      const tp = { topic: o.topic, partition: o.partition };
+    const starts = new Map<string, number>();
+    for (const o of await consumer.beginningOffsets(consumer.assignment()))
+      starts.set(partitionKey(o), o.offset);
+    const corrupted = new Set<StandbyTask>();
+    let behind = 0;
+    for (const [key, start] of starts) {
+      const tp = topicPartitionOfKey(key);
       // Released meanwhile: no longer read here.
-      if (!consumer.assignment().some((a) => partitionKey(a) === partitionKey(tp))) continue;
+      if (!consumer.assignment().some((a) => partitionKey(a) === key)) continue;
       const position = await consumer.position(tp);
-      if (position < o.offset) behind.push({ tp, position, start: o.offset });
-    }
-    if (behind.length === 0) throw error;
-    const assigned = new Set(consumer.assignment().map(partitionKey));
-    for (const { tp, position, start } of behind) {
-      const key = partitionKey(tp);
-      if (!assigned.has(key)) continue;
+      if (position >= start) continue;
+      behind++;
       const task = this.tasks.get(`${this.taskOfChangelog(tp.topic)}_${tp.partition}`);
       const store = task?.stores.find((s) => s.changelog === tp.topic);
-      if (task !== undefined && store !== undefined) {
-        const wipe = wipeCorruptedState(store.engine, this.config.processingGuarantee === 'exactly_once_v2');
-        this.log(
-          `standby task ${task.id}: store ${store.name} at ${tp.topic}-${tp.partition} offset ${position} is ` +
-            `before its first offset ${start} (the changelog was truncated): the state is corrupted, ` +
-            (wipe
-              ? 'wiping it to rebuild it from the first offset'
-              : 'reading it again from the first offset'),
-        );
-        task.offsets.delete(key);
-        this.checkpoint(task, true);
+      if (task === undefined || store === undefined) {
+        consumer.seek(tp, start);
+        continue;
       }
-      consumer.seek(tp, start);
+      this.log(
+        `standby task ${task.id}: store ${store.name} at ${tp.topic}-${tp.partition} offset ${position} is ` +
+          `before its first offset ${start} (the changelog was truncated): the task is corrupted, ` +
+          (this.config.processingGuarantee === 'exactly_once_v2'
+            ? 'wiping its stores to rebuild them from their first offsets'
+            : 'reading its stores again from their first offsets'),
+      );
+      corrupted.add(task);
+    }
+    if (behind === 0) throw error;
+    for (const task of corrupted) {
+      for (const store of task.stores) {
+        const key = `${store.changelog}:${task.partition}`;
+        wipeCorruptedState(store.engine, this.config.processingGuarantee === 'exactly_once_v2');
+        task.offsets.delete(key);
+        const start = starts.get(key);
+        // A store not read yet starts at its first offset anyway (positionNew).
+        if (start !== undefined) consumer.seek(topicPartitionOfKey(key), start);
+      }
+      this.checkpoint(task, true);
     }
   }
 

@@ -51,7 +51,13 @@ import { CacheBudget } from '../state/record-cache.js';
 import { restoreInto } from '../state/store-stack.js';
 import type { StateStore } from '../state/stores.js';
 import type { Topology } from '../topology.js';
-import { checkpointPath, readCheckpoint, taskOffsetSums, writeCheckpoint } from './checkpoint.js';
+import {
+  checkpointPath,
+  deleteCheckpoint,
+  readCheckpoint,
+  taskOffsetSums,
+  writeCheckpoint,
+} from './checkpoint.js';
 import { openEngine } from './engines.js';
 import { changelogTopicName, repartitionTopicName, type TopicLayout } from './internal-topics.js';
 import { PartitionGroup } from './partition-group.js';
@@ -64,6 +70,23 @@ import { type RecordCollector, Task } from './task.js';
 /** Unacknowledged sends after which the loop waits for the producer before polling again. */
 const SENDS_IN_FLIGHT_MAX = 20_000;
 const POLL_TIMEOUT_MS = 100;
+
+/** One store's restoration: its task, changelog partition and engine, and where it starts (null: the first offset). */
+interface RestoreTarget {
+  taskId: string;
+  tp: TopicPartition;
+  store: string;
+  engine: BytesKeyValueStore;
+  apply: (r: ConsumerRecord) => void;
+  from: number | null;
+}
+
+/** A restoration under way: the offset it stops at and the records it applied. */
+interface PendingRestore {
+  target: RestoreTarget;
+  end: number;
+  restored: number;
+}
 /** Errors of a commit that mean the group moved on without this member (Kafka's TaskMigratedException). */
 const GROUP_MOVED_CODES = new Set<number>([
   ErrorCode.ILLEGAL_GENERATION,
@@ -773,10 +796,11 @@ export class StreamThread {
   /**
    * A task whose checkpoint lies before its changelog's first offset (records after it were deleted) cannot resume
    * from it. Kafka's restore consumer has auto.offset.reset "none": the out-of-range offset marks the task
-   * corrupted, its changelog offsets are dropped and it is closed dirty, which removes its state directory only
-   * under exactly-once (StateManagerUtil.closeStateManager). Brook checks before the tasks are opened: under EOS it
-   * removes their directories; under at_least_once it drops those offsets from the checkpoint, so that the stores
-   * keep their contents and the changelog is replayed from its first offset over them.
+   * corrupted, the offsets of all its changelogs (not only the truncated one's: TaskManager.closeDirtyAndRevive
+   * marks the task's changelogPartitions()) are dropped and it is closed dirty, which removes its state directory
+   * only under exactly-once (StateManagerUtil.closeStateManager). Brook checks before the tasks are opened: under
+   * EOS it removes their directories; under at_least_once it removes their checkpoints, so that the stores keep
+   * their contents and every changelog of the task is replayed from its first offset over them.
    */
   private async dropStateBeforeChangelogStart(taskIds: string[]): Promise<void> {
     const saved: { taskId: string; key: string; tp: TopicPartition; offset: number }[] = [];
@@ -789,22 +813,22 @@ export class StreamThread {
       'beginning',
       'restore',
     );
-    const corrupted = new Map<string, Set<string>>();
+    const corrupted = new Set<string>();
     for (const s of saved) {
       const start = starts.get(`${s.tp.topic}:${s.tp.partition}`);
       if (start !== undefined && s.offset + 1 < start) {
         this.hooks.log(
           `${this.name}: task ${s.taskId}: checkpointed offset ${s.offset} of ${s.tp.topic}-${s.tp.partition} is ` +
             `before its first offset ${start}: the task is corrupted, ` +
-            (this.eos ? 'wiping its state to restore it' : 'restoring its store from the first offset'),
+            (this.eos ? 'wiping its state to restore it' : 'restoring its stores from their first offsets'),
         );
-        corrupted.set(s.taskId, (corrupted.get(s.taskId) ?? new Set()).add(s.key));
+        corrupted.add(s.taskId);
       }
     }
-    for (const [taskId, keys] of corrupted) {
+    for (const taskId of corrupted) {
       const dir = this.taskDir(taskId);
       if (this.eos) rmSync(dir, { recursive: true, force: true });
-      else writeCheckpoint(dir, new Map([...readCheckpoint(dir)].filter(([key]) => !keys.has(key))));
+      else deleteCheckpoint(dir);
     }
   }
 
@@ -869,14 +893,7 @@ export class StreamThread {
   }
 
   private async restoreStores(tasks: Task[]): Promise<void> {
-    interface Target {
-      tp: TopicPartition;
-      store: string;
-      engine: BytesKeyValueStore;
-      apply: (r: ConsumerRecord) => void;
-      from: number | null;
-    }
-    const targets: Target[] = [];
+    const targets: RestoreTarget[] = [];
     for (const task of tasks) {
       const checkpoint = readCheckpoint(this.taskDir(task.id));
       for (const [store, e] of task.engines) {
@@ -889,6 +906,7 @@ export class StreamThread {
         this.handedOffsets.delete(key);
         if (saved !== undefined) this.changelogOffsets.set(key, saved);
         targets.push({
+          taskId: task.id,
           tp,
           store,
           engine: e.engine,
@@ -917,12 +935,13 @@ export class StreamThread {
       const sourceChangelogs = new Set(this.topology.sourceChangelogs.values());
       const fromSources = targets.filter((t) => sourceChangelogs.has(t.tp.topic)).map((t) => t.tp);
       const committed = fromSources.length === 0 ? new Map() : await this.consumer.committed(fromSources);
-      const pending = new Map<string, { target: Target; end: number; restored: number }>();
+      const pending = new Map<string, PendingRestore>();
       for (const t of targets) {
         const key = `${t.tp.topic}:${t.tp.partition}`;
         let end = endOf.get(key) ?? 0;
         if (sourceChangelogs.has(t.tp.topic))
           end = Math.min(end, Math.max(0, committed.get(tpKey(t.tp.topic, t.tp.partition)) ?? 0));
+        endOf.set(key, end);
         if (end <= (t.from ?? 0)) continue;
         pending.set(key, { target: t, end, restored: 0 });
       }
@@ -943,7 +962,7 @@ export class StreamThread {
           key: string;
           topic: string;
           partition: number;
-          p: { target: Target; end: number; restored: number } | undefined;
+          p: PendingRestore | undefined;
         } | null = null;
         let lastApplied = -1;
         let applied = 0;
@@ -958,7 +977,7 @@ export class StreamThread {
           records = await restorer.poll(POLL_TIMEOUT_MS);
         } catch (err) {
           if (!(err instanceof KafkaProtocolError) || err.code !== ErrorCode.OFFSET_OUT_OF_RANGE) throw err;
-          await this.restartTruncatedRestoration(restorer, pending, err);
+          await this.restartTruncatedRestoration(restorer, targets, endOf, pending, err);
           continue;
         }
         for (const r of records) {
@@ -994,42 +1013,63 @@ export class StreamThread {
   /**
    * The restore consumer's position in some changelog partitions fell before their first offset while restoring
    * (records deleted by DeleteRecords or retention since the check at assignment). Kafka's StoreChangelogReader
-   * marks their tasks corrupted: their offsets are dropped and they are closed dirty and revived, their state
-   * wiped only under exactly-once. Here each such store's restoration starts again from the partition's first
-   * offset, over its contents under at_least_once, emptied first under EOS; an in-memory store is emptied either
-   * way (Kafka's dirty close loses it). The task's other stores are kept.
+   * marks their tasks corrupted, and the task manager (or state updater) marks all the changelogs of such a task
+   * corrupted, not only the truncated one: their offsets are dropped and the task is closed dirty and revived,
+   * its state wiped only under exactly-once. Here every store of such a task restores again from its changelog's
+   * first offset (`ends`: where each restoration stops), over its contents under at_least_once, emptied first
+   * under EOS; an in-memory store is emptied either way (Kafka's dirty close loses it). A store of the task that
+   * had nothing left to restore, or was done, starts again too (the restore listener hears its start).
    */
   private async restartTruncatedRestoration(
     restorer: Consumer,
-    pending: Map<
-      string,
-      { target: { tp: TopicPartition; store: string; engine: BytesKeyValueStore }; restored: number }
-    >,
+    targets: RestoreTarget[],
+    ends: Map<string, number>,
+    pending: Map<string, PendingRestore>,
     error: KafkaProtocolError,
   ): Promise<void> {
-    let restarted = 0;
     const entries = [...pending.entries()];
     const starts = await restorer.beginningOffsets(entries.map(([, p]) => p.target.tp));
     const startOf = new Map(starts.map((o) => [`${o.topic}:${o.partition}`, o.offset]));
+    const corrupted = new Set<string>();
     for (const [key, p] of entries) {
       const start = startOf.get(key);
       const position = await restorer.position(p.target.tp);
       if (start === undefined || position >= start) continue;
-      const { tp, store, engine } = p.target;
-      const wipe = wipeCorruptedState(engine, this.eos);
+      const { taskId, tp, store } = p.target;
       this.hooks.log(
         `${this.name}: restoring store ${store} from ${tp.topic}-${tp.partition}: offset ${position} is before ` +
-          `its first offset ${start} (the changelog was truncated): the state is corrupted, ` +
-          (wipe ? 'wiping it to restore from the first offset' : 'restoring it again from the first offset'),
+          `its first offset ${start} (the changelog was truncated): task ${taskId} is corrupted, ` +
+          (this.eos
+            ? 'wiping its stores to restore them from their first offsets'
+            : 'restoring its stores again from their first offsets'),
       );
-      this.changelogOffsets.delete(key);
-      // The restoration starts again: its total (onRestoreEnd) counts from here.
-      p.restored = 0;
-      await restorer.seekToBeginning([tp]);
-      restarted++;
+      corrupted.add(taskId);
     }
     // No position lies before its partition's first offset: some other out-of-range answer, the thread fails.
-    if (restarted === 0) throw error;
+    if (corrupted.size === 0) throw error;
+    const added: RestoreTarget[] = [];
+    for (const t of targets) {
+      if (!corrupted.has(t.taskId)) continue;
+      const key = partitionKey(t.tp);
+      wipeCorruptedState(t.engine, this.eos);
+      this.changelogOffsets.delete(key);
+      const p = pending.get(key);
+      // The restoration starts again: its total (onRestoreEnd) counts from here.
+      if (p !== undefined) p.restored = 0;
+      else {
+        pending.set(key, { target: t, end: ends.get(key) ?? 0, restored: 0 });
+        added.push(t);
+      }
+    }
+    if (added.length > 0) restorer.assign([...pending.values()].map((p) => p.target.tp));
+    for (const t of targets) if (corrupted.has(t.taskId)) await restorer.seekToBeginning([t.tp]);
+    for (const t of added)
+      this.hooks.restoreListener?.onRestoreStart(
+        t.tp,
+        t.store,
+        await restorer.position(t.tp),
+        ends.get(partitionKey(t.tp)) ?? 0,
+      );
   }
 
   /**
