@@ -2,7 +2,8 @@
 // the task corrupted and drops the offsets of all its changelogs, not only the truncated one's
 // (TaskManager.closeDirtyAndRevive and DefaultStateUpdater mark task.changelogPartitions() corrupted), so every
 // store of the task is restored again from its changelog's first offset: over its contents under at_least_once,
-// wiped first under exactly_once_v2. The restore listener hears the untouched store's restoration from offset 0.
+// wiped first under exactly_once_v2, and a standby of the task reads every store again. The restore listener
+// hears the untouched store's restoration from offset 0.
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -21,8 +22,15 @@ import {
   StreamsBuilder,
   type StreamsProperties,
 } from '../../src/streams/index.js';
-import { waitUntil } from '../helpers/wait.js';
-import { leavingGroup, type StreamsBroker, useStreamsBroker } from './streams-helpers.js';
+import { untilValue, waitUntil } from '../helpers/wait.js';
+import {
+  activeTasks,
+  changelogEnd,
+  describeInstances,
+  leavingGroup,
+  type StreamsBroker,
+  useStreamsBroker,
+} from './streams-helpers.js';
 
 const S = Serdes.String();
 
@@ -62,7 +70,7 @@ function deleteRecordsNow(bootstrap: string, topic: string, offset: number): voi
 }
 
 describe('a corrupted task restores all its stores again', () => {
-  const env = useStreamsBroker({ 'ct-in': 1, 'ct-eos-in': 1 }, 2);
+  const env = useStreamsBroker({ 'ct-in': 1, 'ct-eos-in': 1, 'ct-sb-in': 1 }, 4);
 
   /**
    * Runs `app` until a is counted 3 times in both stores, closes it, lets `truncate` cut c1's changelog, and
@@ -185,5 +193,80 @@ describe('a corrupted task restores all its stores again', () => {
       ),
       logs.join('\n'),
     );
+  });
+
+  it('a standby whose c1 changelog was truncated while away reads c2 again from offset 0 too', async () => {
+    const app = 'ct-sb';
+    const props: StreamsProperties = {
+      'num.standby.replicas': 1,
+      // b, back with a lagging checkpoint, is not caught up: the task stays active on a, b gets the standby.
+      'acceptable.recovery.lag': 0,
+      'session.timeout.ms': 6000,
+      'heartbeat.interval.ms': 500,
+    };
+    const producer = new Producer({ bootstrapServers: env.bootstrap });
+    const admin = new Admin({ bootstrapServers: env.bootstrap });
+    const a = start(env, app, env.dirs[2]!, props);
+    let b = start(env, app, env.dirs[3]!, props);
+    const send = (key: string) =>
+      producer.send({ topic: `${app}-in`, key: Buffer.from(key), value: Buffer.from('x') });
+    const untilBStandsBy = () =>
+      waitUntil(
+        () =>
+          b.state() === 'RUNNING' && b.standbyTaskIds().join() === '0_0' && activeTasks(a).join() === '0_0',
+        60_000,
+        () => describeInstances(a, b),
+      );
+    try {
+      await a.start();
+      await waitUntil(
+        () => a.state() === 'RUNNING' && activeTasks(a).length === 1,
+        30_000,
+        () => describeInstances(a, b),
+      );
+      for (const _ of [1, 2, 3]) await send('a');
+      await untilValue('the three counts in c2', async () =>
+        (await changelogEnd(env.bootstrap, `${app}-c2-changelog`, 0)) >= 3 ? true : null,
+      );
+      await b.start();
+      await untilBStandsBy();
+      await waitUntil(
+        () => b.standbyRecords() >= 6,
+        30_000,
+        () => describeInstances(a, b),
+      );
+      // The standby's checkpoint says offset 2 for both changelogs; c1's records go up to after a new one.
+      await b.close(leavingGroup());
+      await producer.send({ topic: `${app}-c1-changelog`, key: Buffer.from('b'), value: Buffer.alloc(8) });
+      const [deleted] = await admin.deleteRecords([
+        { topic: `${app}-c1-changelog`, partition: 0, offset: 4 },
+      ]);
+      assert.equal(deleted!.error, null);
+
+      b = start(env, app, env.dirs[3]!, props);
+      const logs: string[] = [];
+      b.setLogger((m) => logs.push(m));
+      await b.start();
+      await untilBStandsBy();
+      await send('x');
+      // x's count in both stores (2 records), and c2's three counts read again from offset 0 (none without: c2
+      // would resume after its checkpoint).
+      await waitUntil(
+        () => b.standbyRecords() >= 5,
+        30_000,
+        () => `${b.standbyRecords()} standby records\n${describeInstances(a, b)}\n${logs.join('\n')}`,
+      );
+      assert.ok(
+        logs.some((m) =>
+          /standby task 0_0: store c1 .* \(the changelog was truncated\): the task is corrupted/.test(m),
+        ),
+        logs.join('\n'),
+      );
+    } finally {
+      await b.close();
+      await a.close();
+      await admin.close();
+      await producer.close();
+    }
   });
 });
