@@ -36,6 +36,7 @@ import { acquireProcessId, releaseProcessId } from './runtime/process-id.js';
 import { StandbyUpdater } from './runtime/standby-updater.js';
 import { StreamThread, type ThreadState } from './runtime/stream-thread.js';
 import type { AssignmentInfo } from './runtime/streams-assignor.js';
+import { topologyFingerprint } from './runtime/worker-protocol.js';
 import { type LocalThread, WorkerStreamThread, workerStoreView } from './runtime/worker-thread.js';
 import type { Topology } from './topology.js';
 
@@ -305,7 +306,7 @@ export class KafkaStreams {
         layout,
         this.processId,
         slot,
-        this.topology.describe().toString(),
+        topologyFingerprint(this.topology),
         {
           onStateChange: (_t, s) => this.onThreadState(s),
           onError: (t, e) => this.onThreadError(t, e),

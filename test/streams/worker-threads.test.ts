@@ -12,10 +12,14 @@ import { threadId } from 'node:worker_threads';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import {
+  Consumed,
   KafkaStreams,
   type KafkaStreamsState,
+  Materialized,
   QueryableStoreTypes,
+  Serdes,
   StoreQueryParameters,
+  StreamsBuilder,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
 import { buildCountTopology } from './fixtures/worker-apps.js';
@@ -329,6 +333,20 @@ describe('stream threads in worker threads', () => {
     });
     await assert.rejects(other.start(), /differs from the one given to KafkaStreams/);
     assert.equal(other.state(), 'ERROR');
+
+    // The same table, but the instance's built with reuse.ktable.source.topics: describe() is equal, the table's
+    // restore source is not (failed before: started, its workers writing a changelog never created).
+    const reuse = { 'topology.optimization': 'reuse.ktable.source.topics' };
+    const tableBuilder = new StreamsBuilder();
+    tableBuilder.table('mt-in', Consumed.with(Serdes.String(), Serdes.String()), Materialized.as('mt-table'));
+    const reusing = new KafkaStreams(tableBuilder.build(reuse), {
+      ...base,
+      ...reuse,
+      'application.id': 'mt-reuse',
+      'brook.topology.module.export': 'buildTableTopology',
+    });
+    await assert.rejects(reusing.start(), /differs from the one given to KafkaStreams/);
+    assert.equal(reusing.state(), 'ERROR');
     assert.ok(other.metadataForLocalThreads().every((t) => t.threadState === 'DEAD'));
 
     const fn = new KafkaStreams(buildCountTopology(), {

@@ -22,7 +22,14 @@ import type { Topology } from '../topology.js';
 import { GlobalStreamThread } from './global-thread.js';
 import { StandbyUpdater } from './standby-updater.js';
 import { StreamThread } from './stream-thread.js';
-import type { FromWorker, StoreAnswer, StoreQuery, ToWorker, WorkerInit } from './worker-protocol.js';
+import {
+  type FromWorker,
+  type StoreAnswer,
+  type StoreQuery,
+  type ToWorker,
+  topologyFingerprint,
+  type WorkerInit,
+} from './worker-protocol.js';
 
 const init = workerData as WorkerInit;
 const port = parentPort;
@@ -127,7 +134,7 @@ async function build(): Promise<StreamThread> {
     },
     init.processId,
   );
-  post({ type: 'ready', description: topology.describe().toString(), threadId });
+  post({ type: 'ready', description: topologyFingerprint(topology), threadId });
   return t;
 }
 

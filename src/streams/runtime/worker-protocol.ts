@@ -9,11 +9,25 @@
 
 import type { MessagePort } from 'node:worker_threads';
 import type { StreamsProperties } from '../config.js';
+import type { Topology } from '../topology.js';
 import type { TopicLayout } from './internal-topics.js';
 import type { ThreadState } from './stream-thread.js';
 import type { AssignmentInfo } from './streams-assignor.js';
 
 /** The worker's workerData. */
+/**
+ * What an instance and its workers compare of their topologies: describe(), and the stores restored from their
+ * source topics (reuse.ktable.source.topics, applied by build(props)), which describe() does not show: a module
+ * building without the properties would write and restore changelogs the instance never created.
+ */
+export function topologyFingerprint(topology: Topology): string {
+  const reused = [...topology.sourceChangelogs].map(([store, topic]) => `${store} <- ${topic}`).sort();
+  const description = topology.describe().toString();
+  return reused.length === 0
+    ? description
+    : `${description}\nStores restored from their source topics: ${reused.join(', ')}`;
+}
+
 export interface WorkerInit {
   index: number;
   /** The properties that are plain data. */

@@ -104,7 +104,7 @@ export class WorkerStreamThread implements LocalThread {
     processId: string,
     /** The thread's place among the instance's threads (1..num.stream.threads): names its global stores' copy. */
     slot: number,
-    /** describe() of the instance's topology: the worker's must equal it. */
+    /** The instance's topology (topologyFingerprint): the worker's must equal it. */
     private readonly description: string,
     private readonly hooks: WorkerThreadHooks,
   ) {
