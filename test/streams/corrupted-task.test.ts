@@ -6,9 +6,7 @@
 // hears the untouched store's restoration from offset 0.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { Admin } from '../../src/client/admin.js';
 import { Producer } from '../../src/client/producer.js';
 import {
@@ -22,6 +20,7 @@ import {
   StreamsBuilder,
   type StreamsProperties,
 } from '../../src/streams/index.js';
+import { truncateChangelog, truncateChangelogNow } from '../helpers/truncate-changelog.js';
 import { untilValue, waitUntil } from '../helpers/wait.js';
 import {
   activeTasks,
@@ -55,18 +54,6 @@ function countOf(streams: KafkaStreams, store: string, key: string): number | nu
   return streams
     .store(StoreQueryParameters.fromNameAndType(store, QueryableStoreTypes.keyValueStore<string, number>()))
     .get(key);
-}
-
-/** Deletes the records of partition 0 of `topic` before `offset`, synchronously (from a restore listener). */
-function deleteRecordsNow(bootstrap: string, topic: string, offset: number): void {
-  const admin = fileURLToPath(new URL('../../src/client/admin.js', import.meta.url));
-  const script =
-    `import { Admin } from ${JSON.stringify(admin)};` +
-    `const a = new Admin({ bootstrapServers: ${JSON.stringify(bootstrap)} });` +
-    `const [r] = await a.deleteRecords([{ topic: ${JSON.stringify(topic)}, partition: 0, offset: ${offset} }]);` +
-    'await a.close(); if (r.error) { console.error(r.error); process.exit(1); }';
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-  assert.equal(run.status, 0, run.stderr);
 }
 
 describe('a corrupted task restores all its stores again', () => {
@@ -140,10 +127,7 @@ describe('a corrupted task restores all its stores again', () => {
         // c1's changelog (offsets 0-2, checkpoint 2) loses its records up to after a new one: the checkpoint
         // lies before its first offset.
         await producer.send({ topic: `${app}-c1-changelog`, key: Buffer.from('b'), value: Buffer.alloc(8) });
-        const [deleted] = await admin.deleteRecords([
-          { topic: `${app}-c1-changelog`, partition: 0, offset: 4 },
-        ]);
-        assert.equal(deleted!.error, null);
+        await truncateChangelog(admin, `${app}-c1-changelog`, 4);
         return () => {};
       },
     );
@@ -180,7 +164,7 @@ describe('a corrupted task restores all its stores again', () => {
         // ... until c1's restoration starts: then its records go up to the middle of the appended ones.
         return (store) => {
           if (store === 'c1')
-            deleteRecordsNow(env.bootstrap, `${app}-c1-changelog`, end!.offset - appended / 2);
+            truncateChangelogNow(env.bootstrap, `${app}-c1-changelog`, end!.offset - appended / 2);
         };
       },
     );
@@ -238,10 +222,7 @@ describe('a corrupted task restores all its stores again', () => {
       // The standby's checkpoint says offset 2 for both changelogs; c1's records go up to after a new one.
       await b.close(leavingGroup());
       await producer.send({ topic: `${app}-c1-changelog`, key: Buffer.from('b'), value: Buffer.alloc(8) });
-      const [deleted] = await admin.deleteRecords([
-        { topic: `${app}-c1-changelog`, partition: 0, offset: 4 },
-      ]);
-      assert.equal(deleted!.error, null);
+      await truncateChangelog(admin, `${app}-c1-changelog`, 4);
 
       b = start(env, app, env.dirs[3]!, props);
       const logs: string[] = [];
