@@ -32,13 +32,17 @@ export interface TopicPartition {
   readonly partition: PartitionId;
 }
 
-/** Brokers that have answered StopReplica for a topic being deleted, and whether the deletion has begun. */
+/**
+ * The progress of a topic's deletion, per broker holding replicas of it (Kafka's replica deletion states): a broker
+ * in `awaiting` was sent StopReplica (delete) and has not answered (ReplicaDeletionStarted); one in `deleted`
+ * answered that its replicas are gone (ReplicaDeletionSuccessful); any other, dead or refused, is asked again when
+ * it is live and the deletions go round (ReplicaDeletionIneligible).
+ */
 export interface DeletionProgress {
+  /** The live brokers were told the topic is deleted (leader -2). */
   started: boolean;
   readonly awaiting: Set<BrokerId>;
-  failed: boolean;
-  /** The live brokers were told the topic is deleted (leader -2) while a replica's broker was dead. */
-  announced: boolean;
+  readonly deleted: Set<BrokerId>;
 }
 
 export class ControllerContext {

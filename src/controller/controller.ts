@@ -1256,7 +1256,7 @@ export class Controller {
     // the topic again. (Only once told: a queued deletion may yet be dropped, with delete.topic.enable=false.)
     const deleting = new Set(deleted);
     for (const [topic, progress] of ctx.deletions)
-      if ((progress.started || progress.announced) && ctx.isDeleting(topic)) deleting.add(topic);
+      if (progress.started && ctx.isDeleting(topic)) deleting.add(topic);
     for (const b of brokers) {
       this.sender.send(b, {
         kind: 'updateMetadata',
@@ -1389,6 +1389,7 @@ export class Controller {
       }
     }
     for (const [b, tps] of byBroker) this.sendLeaderAndIsr(b, tps, created);
+    this.deletions.onBrokersStarted(newcomers);
     await this.deletions.processDeletions();
     if (this.ctx === ctx) await this.healer.onBrokersChanged(gone, newcomers);
   }

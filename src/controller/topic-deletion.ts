@@ -1,6 +1,7 @@
 // Topic deletion (Kafka's TopicDeletionManager): the topics named under /admin/delete_topics are removed from the
 // brokers' metadata, their replicas are stopped and deleted (StopReplica with deletePartitions), and once every
-// broker that held a replica has answered, the topic's znodes go, the deletion marker with them.
+// broker that held a replica has answered, the topic's znodes go, the deletion marker with them. As in Kafka, the
+// replicas on live brokers are deleted at once; those on a dead broker wait for it to come back.
 //
 // Ownership: one TopicDeletionManager per Controller. Every method runs inside the controller's event queue (a
 // StopReplica answer only enqueues an event). The progress of each deletion lives in the ControllerContext
@@ -11,7 +12,7 @@
 import type { BrokerId } from '../common/ids.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ControllerRequest, ControllerResponse } from './channel.js';
-import { type ControllerContext, replicasOf, type TopicPartition } from './context.js';
+import { type ControllerContext, replicasOf, type TopicEntry, type TopicPartition } from './context.js';
 import type { ControllerCore, Fenced } from './controller-core.js';
 import { buildStopReplica, type RequestHeaderFields } from './requests.js';
 import type { CoordinationStore, MultiResult, Op } from './store/store.js';
@@ -54,7 +55,7 @@ export interface TopicDeletionHost {
 export function queueDeletions(ctx: ControllerContext, names: readonly string[]): void {
   for (const n of names) {
     if (!ctx.deletions.has(n))
-      ctx.deletions.set(n, { started: false, awaiting: new Set(), failed: false, announced: false });
+      ctx.deletions.set(n, { started: false, awaiting: new Set(), deleted: new Set() });
   }
 }
 
@@ -75,7 +76,7 @@ export class TopicDeletionManager {
     const present = new Set(names.value);
     queueDeletions(ctx, names.value);
     for (const [n, progress] of ctx.deletions)
-      if (!present.has(n) && !progress.started && !progress.announced) ctx.deletions.delete(n);
+      if (!present.has(n) && !progress.started) ctx.deletions.delete(n);
     await this.processDeletions();
   }
 
@@ -83,15 +84,30 @@ export class TopicDeletionManager {
   async onBrokerResynced(broker: BrokerId): Promise<void> {
     const ctx = this.host.core.ctx;
     if (ctx === null) return;
-    for (const progress of ctx.deletions.values()) if (progress.awaiting.has(broker)) progress.failed = true;
+    for (const progress of ctx.deletions.values()) progress.awaiting.delete(broker);
     await this.processDeletions();
   }
 
   /**
-   * Moves every queued deletion as far as it can go: a topic whose replicas are all on live brokers is
-   * removed from the brokers' metadata (leader -2) and its replicas are stopped and deleted; once every
-   * broker has answered, its znodes go. A topic with a replica on a dead broker leaves the live brokers'
-   * metadata, and the rest waits for that broker.
+   * Brokers registered (again): each reopened its log directories and is sent its partitions' LeaderAndIsr, which
+   * may open a replica it had deleted before it went, so its replicas of topics being deleted are asked again (as
+   * Kafka resumes a deletion at a broker's startup). The caller then lets the deletions go round.
+   */
+  onBrokersStarted(brokers: readonly BrokerId[]): void {
+    const ctx = this.host.core.ctx;
+    if (ctx === null) return;
+    for (const progress of ctx.deletions.values()) {
+      for (const b of brokers) {
+        progress.awaiting.delete(b);
+        progress.deleted.delete(b);
+      }
+    }
+  }
+
+  /**
+   * Moves every queued deletion as far as it can go: the topic is removed from the brokers' metadata (leader -2),
+   * the replicas on live brokers are stopped and deleted, and once every broker holding one, dead ones included,
+   * has answered that they are deleted, its znodes go.
    */
   async processDeletions(): Promise<void> {
     const host = this.host;
@@ -119,36 +135,33 @@ export class TopicDeletionManager {
         ctx.deletions.delete(topic);
         continue;
       }
-      if (progress.started && !progress.failed) {
-        if (progress.awaiting.size === 0) await this.completeDeletion(topic);
-        continue;
-      }
       const tps = [...entry.partitions.keys()].map((p) => ({ topic, partition: p }));
-      const brokers = new Set(tps.flatMap((tp) => replicasOf(entry.partitions.get(tp.partition)!)));
-      if ([...brokers].some((b) => !ctx.liveBrokers.has(b))) {
-        // As Kafka's onTopicDeletion, the live brokers drop the topic from their metadata at once: clients stop
-        // seeing it, and transaction coordinators skip its partitions' markers instead of waiting for a leader
-        // that may never come back. Stopping and deleting the replicas waits for every broker holding one.
-        if (!progress.announced) {
-          progress.announced = true;
-          host.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
-        }
+      if (!progress.started) {
+        // As Kafka's onTopicDeletion, the live brokers drop the topic from their metadata at once, a replica on a
+        // dead broker or not: clients stop seeing it, and transaction coordinators skip its partitions' markers.
+        progress.started = true;
+        host.core.logger.info(`deleting topic ${topic}`);
+        host.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
+      }
+      const pending = [...replicaBrokers(entry)].filter((b) => !progress.deleted.has(b));
+      if (pending.length === 0) {
+        await this.completeDeletion(topic);
         continue;
       }
-      progress.started = true;
-      progress.failed = false;
-      progress.awaiting.clear();
-      for (const b of brokers) progress.awaiting.add(b);
-      host.core.logger.info(`deleting topic ${topic}`);
-      host.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
-      for (const b of brokers) {
+      // As Kafka's onPartitionDeletion, the replicas on live brokers are stopped and deleted now; a dead broker's
+      // wait for it to come back (ReplicaDeletionIneligible), and the znodes stay until every replica is deleted.
+      const dead = pending.filter((b) => !ctx.liveBrokers.has(b));
+      const ready = pending.filter((b) => ctx.liveBrokers.has(b) && !progress.awaiting.has(b));
+      if (dead.length > 0 && ready.length > 0)
+        host.core.logger.info(`deletion of ${topic} waits for dead brokers [${dead.join(',')}]`);
+      for (const b of ready) {
+        progress.awaiting.add(b);
         const hosted = tps.filter((tp) => replicasOf(entry.partitions.get(tp.partition)!).includes(b));
         const request = buildStopReplica(ctx, host.header, b, hosted, true);
         host.send(b, { kind: 'stopReplica', request }, (answer) =>
           this.onStopReplicaAnswer(ctx, topic, b, answer),
         );
       }
-      if (brokers.size === 0) await this.completeDeletion(topic);
     }
   }
 
@@ -161,7 +174,8 @@ export class TopicDeletionManager {
     this.host.enqueue(`stopReplicaAnswer ${topic} ${broker}`, async () => {
       if (this.host.core.ctx !== ctx) return;
       const progress = ctx.deletions.get(topic);
-      if (progress === undefined || !progress.started) return;
+      const entry = ctx.topics.get(topic);
+      if (progress === undefined || entry === undefined || !progress.started) return;
       const ok =
         answer !== null &&
         answer.kind === 'stopReplica' &&
@@ -169,12 +183,15 @@ export class TopicDeletionManager {
         answer.response.partitionErrors.every(
           (e) => e.errorCode === ErrorCode.NONE || e.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
         );
-      if (ok) progress.awaiting.delete(broker);
-      else {
+      progress.awaiting.delete(broker);
+      if (!ok) {
+        // Asked again when the deletions next go round (a broker change, a resync, another deletion).
         this.host.core.logger.warn(`broker ${broker} failed to delete the replicas of ${topic}; will retry`);
-        progress.failed = true;
+        return;
       }
-      if (progress.awaiting.size === 0 && !progress.failed) await this.completeDeletion(topic);
+      progress.deleted.add(broker);
+      if ([...replicaBrokers(entry)].every((b) => progress.deleted.has(b)))
+        await this.completeDeletion(topic);
     });
   }
 
@@ -194,11 +211,10 @@ export class TopicDeletionManager {
     if ('fenced' in result) return host.onFenced();
     if (host.core.ctx !== ctx) return;
     if (!result.ok) {
+      // Tried again when the deletions next go round: every replica is deleted, so that goes straight here.
       host.core.logger.warn(
         `removing the znodes of deleted topic ${topic} failed: ${result.code}; will retry`,
       );
-      const progress = ctx.deletions.get(topic);
-      if (progress !== undefined) progress.failed = true;
       return;
     }
     ctx.removeTopic(topic);
@@ -206,6 +222,11 @@ export class TopicDeletionManager {
     host.topicDeleted(topic);
     host.core.logger.info(`deleted topic ${topic}`);
   }
+}
+
+/** The brokers holding a replica of a topic. */
+function replicaBrokers(entry: TopicEntry): Set<BrokerId> {
+  return new Set([...entry.partitions.values()].flatMap((p) => replicasOf(p)));
 }
 
 /** Paths under and including `root`, deepest first. */

@@ -260,7 +260,13 @@ test('a topic with a replica on a dead broker waits for it before its deletion c
   channel.clear();
   await topicAdmin.deleteTopics(['t']);
   await settle(controller);
-  assert.equal(channel.of('stopReplica').length, 0);
+  // As Kafka's onPartitionDeletion, the replicas on the live brokers are deleted at once; the dead one waits.
+  for (const b of [1, 2]) {
+    const stops = channel.of('stopReplica', b);
+    assert.equal(stops.length, 1, `broker ${b}`);
+    assert.equal(stops[0]!.request.deletePartitions, true);
+  }
+  assert.equal(channel.of('stopReplica', 3).length, 0);
   // As Kafka's onTopicDeletion, the live brokers drop the topic from their metadata at once (leader -2): clients
   // stop seeing it, and a transaction coordinator skips its partitions' markers.
   for (const b of [1, 2]) {
@@ -271,9 +277,11 @@ test('a topic with a replica on a dead broker waits for it before its deletion c
     assert.ok(leaders.length > 0 && leaders.every((l) => l === -2), `broker ${b}: ${leaders}`);
   }
   assert.ok(((await cluster.observer.exists(topicPath('t'))) as { value: unknown }).value !== null);
+  assert.ok(((await cluster.observer.exists('/admin/delete_topics/t')) as { value: unknown }).value !== null);
   await cluster.addBroker(3);
   await settle(controller);
-  assert.equal(channel.of('stopReplica').length, 3);
+  assert.equal(channel.of('stopReplica', 3).length, 1, 'the returning broker deletes its replicas');
+  assert.equal(channel.of('stopReplica').length, 3, 'the others are not asked again');
   const node = await cluster.observer.exists(topicPath('t'));
   assert.ok(node.ok && node.value === null);
 });
