@@ -84,7 +84,7 @@ import {
 } from './requests.js';
 import { SelfHealer, type SelfHealingOptions, type SelfHealingStatus } from './self-healing.js';
 import type { CoordinationStore, MultiResult, Op } from './store/store.js';
-import { queueDeletions, TopicDeletionManager } from './topic-deletion.js';
+import { queueDeletions, replicaDeletionBegun, TopicDeletionManager } from './topic-deletion.js';
 import {
   brokerPath,
   CONTROLLER_EPOCH_PATH,
@@ -1188,8 +1188,14 @@ export class Controller {
     created: ReadonlySet<string>,
   ): void {
     const ctx = this.ctx;
-    if (ctx === null || tps.length === 0) return;
-    const request = buildLeaderAndIsr(ctx, this.header, broker, tps, (tp) => created.has(partitionKey(tp)));
+    if (ctx === null) return;
+    // As Kafka's replica state machine, a replica whose deletion has begun is not brought online again (a resync,
+    // a log directory event): the broker would reopen the log it deleted, and nothing would delete it again.
+    const wanted = tps.filter((tp) => !replicaDeletionBegun(ctx, tp.topic, broker));
+    if (wanted.length === 0) return;
+    const request = buildLeaderAndIsr(ctx, this.header, broker, wanted, (tp) =>
+      created.has(partitionKey(tp)),
+    );
     if (request === null) return;
     const epoch = ctx.liveBrokers.get(broker)?.epoch;
     this.sender.send(broker, { kind: 'leaderAndIsr', request }, (answer) => {

@@ -59,6 +59,12 @@ export function queueDeletions(ctx: ControllerContext, names: readonly string[])
   }
 }
 
+/** True when `broker` was sent StopReplica (delete) for `topic` since it last registered. */
+export function replicaDeletionBegun(ctx: ControllerContext, topic: string, broker: BrokerId): boolean {
+  const progress = ctx.deletions.get(topic);
+  return progress !== undefined && (progress.awaiting.has(broker) || progress.deleted.has(broker));
+}
+
 export class TopicDeletionManager {
   constructor(private readonly host: TopicDeletionHost) {}
 

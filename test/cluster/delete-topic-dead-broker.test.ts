@@ -7,6 +7,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import type { BrokerId } from '../../src/common/ids.js';
+import { writeLogDirFailureEvent } from '../../src/controller/log-dir-events.js';
 import type { CoordinationStore } from '../../src/controller/store/store.js';
 import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -97,6 +99,21 @@ describe('deleting a topic with a replica on a stopped broker', () => {
       liveDirs(c.brokers[2]!.dataDir).length,
       2,
       'the stopped broker keeps its replicas meanwhile',
+    );
+
+    // A log directory event of broker 1 makes the controller send it a LeaderAndIsr for every partition it hosts,
+    // which may reopen the replicas it deleted: they are deleted again.
+    const event = await writeLogDirFailureEvent(store!, 1 as BrokerId);
+    assert.ok(event.ok, 'log dir event written');
+    await waitFor('the log dir event taken by the controller', async () => {
+      const node = await store!.exists(event.value);
+      return node.ok && node.value === null ? true : undefined;
+    });
+    await new Promise((r) => setTimeout(r, 2000));
+    await waitFor(
+      `no partition directory of ${TOPIC} on broker 1 after its LeaderAndIsr`,
+      async () => (liveDirs(c.brokers[1]!.dataDir).length === 0 ? true : undefined),
+      10_000,
     );
 
     // Controller failover: broker 0 stops, broker 1 takes over, broker 0 comes back.
