@@ -33,16 +33,16 @@ export interface TopicPartition {
 }
 
 /**
- * The progress of a topic's deletion, per broker holding replicas of it (Kafka's replica deletion states): a broker
- * in `awaiting` was sent StopReplica (delete) and has not answered (ReplicaDeletionStarted); one in `deleted`
- * answered that its replicas are gone (ReplicaDeletionSuccessful); any other, dead or refused, is asked again when
- * it is live and the deletions go round (ReplicaDeletionIneligible).
+ * The progress of a topic's deletion, per replica (Kafka's replica deletion states), keyed `<broker>/<partition>`:
+ * a replica in `awaiting` was sent StopReplica (delete) and not answered yet (ReplicaDeletionStarted); one in
+ * `deleted` was answered deleted (ReplicaDeletionSuccessful); any other (its broker dead, its directory offline,
+ * its deletion refused) is asked again once online, when the deletions go round (ReplicaDeletionIneligible).
  */
 export interface DeletionProgress {
   /** The live brokers were told the topic is deleted (leader -2). */
   started: boolean;
-  readonly awaiting: Set<BrokerId>;
-  readonly deleted: Set<BrokerId>;
+  readonly awaiting: Set<string>;
+  readonly deleted: Set<string>;
 }
 
 export class ControllerContext {

@@ -1191,7 +1191,7 @@ export class Controller {
     if (ctx === null) return;
     // As Kafka's replica state machine, a replica whose deletion has begun is not brought online again (a resync,
     // a log directory event): the broker would reopen the log it deleted, and nothing would delete it again.
-    const wanted = tps.filter((tp) => !replicaDeletionBegun(ctx, tp.topic, broker));
+    const wanted = tps.filter((tp) => !replicaDeletionBegun(ctx, tp, broker));
     if (wanted.length === 0) return;
     const request = buildLeaderAndIsr(ctx, this.header, broker, wanted, (tp) =>
       created.has(partitionKey(tp)),

@@ -1,7 +1,8 @@
 // Topic deletion (Kafka's TopicDeletionManager): the topics named under /admin/delete_topics are removed from the
 // brokers' metadata, their replicas are stopped and deleted (StopReplica with deletePartitions), and once every
 // broker that held a replica has answered, the topic's znodes go, the deletion marker with them. As in Kafka, the
-// replicas on live brokers are deleted at once; those on a dead broker wait for it to come back.
+// replicas that are online are deleted at once; one on a dead broker, or in a failed log directory, waits for
+// its broker to come back (register again).
 //
 // Ownership: one TopicDeletionManager per Controller. Every method runs inside the controller's event queue (a
 // StopReplica answer only enqueues an event). The progress of each deletion lives in the ControllerContext
@@ -9,7 +10,7 @@
 // controller starts every unfinished deletion again, which is safe because deleting a deleted replica is a no-op
 // on the broker (UNKNOWN_TOPIC_OR_PARTITION counts as done).
 
-import type { BrokerId } from '../common/ids.js';
+import type { BrokerId, PartitionId } from '../common/ids.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ControllerRequest, ControllerResponse } from './channel.js';
 import { type ControllerContext, replicasOf, type TopicEntry, type TopicPartition } from './context.js';
@@ -59,10 +60,11 @@ export function queueDeletions(ctx: ControllerContext, names: readonly string[])
   }
 }
 
-/** True when `broker` was sent StopReplica (delete) for `topic` since it last registered. */
-export function replicaDeletionBegun(ctx: ControllerContext, topic: string, broker: BrokerId): boolean {
-  const progress = ctx.deletions.get(topic);
-  return progress !== undefined && (progress.awaiting.has(broker) || progress.deleted.has(broker));
+/** True when `broker` was sent StopReplica (delete) for its replica of `tp` since it last registered. */
+export function replicaDeletionBegun(ctx: ControllerContext, tp: TopicPartition, broker: BrokerId): boolean {
+  const progress = ctx.deletions.get(tp.topic);
+  const key = replicaKey(broker, tp.partition);
+  return progress !== undefined && (progress.awaiting.has(key) || progress.deleted.has(key));
 }
 
 export class TopicDeletionManager {
@@ -90,7 +92,7 @@ export class TopicDeletionManager {
   async onBrokerResynced(broker: BrokerId): Promise<void> {
     const ctx = this.host.core.ctx;
     if (ctx === null) return;
-    for (const progress of ctx.deletions.values()) progress.awaiting.delete(broker);
+    for (const progress of ctx.deletions.values()) forgetBroker(progress.awaiting, broker);
     await this.processDeletions();
   }
 
@@ -104,16 +106,16 @@ export class TopicDeletionManager {
     if (ctx === null) return;
     for (const progress of ctx.deletions.values()) {
       for (const b of brokers) {
-        progress.awaiting.delete(b);
-        progress.deleted.delete(b);
+        forgetBroker(progress.awaiting, b);
+        forgetBroker(progress.deleted, b);
       }
     }
   }
 
   /**
    * Moves every queued deletion as far as it can go: the topic is removed from the brokers' metadata (leader -2),
-   * the replicas on live brokers are stopped and deleted, and once every broker holding one, dead ones included,
-   * has answered that they are deleted, its znodes go.
+   * the online replicas are stopped and deleted, and once every replica, offline ones included, is answered
+   * deleted, its znodes go.
    */
   async processDeletions(): Promise<void> {
     const host = this.host;
@@ -149,23 +151,35 @@ export class TopicDeletionManager {
         host.core.logger.info(`deleting topic ${topic}`);
         host.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
       }
-      const pending = [...replicaBrokers(entry)].filter((b) => !progress.deleted.has(b));
+      const pending = replicasOfTopic(entry).filter(
+        (r) => !progress.deleted.has(replicaKey(r.broker, r.partition)),
+      );
       if (pending.length === 0) {
         await this.completeDeletion(topic);
         continue;
       }
-      // As Kafka's onPartitionDeletion, the replicas on live brokers are stopped and deleted now; a dead broker's
-      // wait for it to come back (ReplicaDeletionIneligible), and the znodes stay until every replica is deleted.
-      const dead = pending.filter((b) => !ctx.liveBrokers.has(b));
-      const ready = pending.filter((b) => ctx.liveBrokers.has(b) && !progress.awaiting.has(b));
-      if (dead.length > 0 && ready.length > 0)
-        host.core.logger.info(`deletion of ${topic} waits for dead brokers [${dead.join(',')}]`);
-      for (const b of ready) {
-        progress.awaiting.add(b);
-        const hosted = tps.filter((tp) => replicasOf(entry.partitions.get(tp.partition)!).includes(b));
+      // As Kafka's onPartitionDeletion, the online replicas are stopped and deleted now; one on a dead broker or
+      // in a failed log directory waits for its broker to register again (ReplicaDeletionIneligible): the znodes
+      // stay until every replica is deleted, so a log in a failed directory does not outlive its topic.
+      const online = (r: Replica) =>
+        ctx.liveBrokers.has(r.broker) && !ctx.isReplicaOffline(r.broker, { topic, partition: r.partition });
+      const waiting = pending.filter((r) => !online(r));
+      const byBroker = new Map<BrokerId, TopicPartition[]>();
+      for (const r of pending) {
+        if (!online(r) || progress.awaiting.has(replicaKey(r.broker, r.partition))) continue;
+        const list = byBroker.get(r.broker) ?? [];
+        list.push({ topic, partition: r.partition });
+        byBroker.set(r.broker, list);
+      }
+      if (waiting.length > 0 && byBroker.size > 0) {
+        const names = waiting.map((r) => `${topic}-${r.partition} on broker ${r.broker}`);
+        host.core.logger.info(`deletion of ${topic} waits for offline replicas [${names.join(', ')}]`);
+      }
+      for (const [b, hosted] of byBroker) {
+        for (const tp of hosted) progress.awaiting.add(replicaKey(b, tp.partition));
         const request = buildStopReplica(ctx, host.header, b, hosted, true);
         host.send(b, { kind: 'stopReplica', request }, (answer) =>
-          this.onStopReplicaAnswer(ctx, topic, b, answer),
+          this.onStopReplicaAnswer(ctx, topic, b, hosted, answer),
         );
       }
     }
@@ -175,6 +189,7 @@ export class TopicDeletionManager {
     ctx: ControllerContext,
     topic: string,
     broker: BrokerId,
+    sent: readonly TopicPartition[],
     answer: ControllerResponse | null,
   ): void {
     this.host.enqueue(`stopReplicaAnswer ${topic} ${broker}`, async () => {
@@ -182,21 +197,32 @@ export class TopicDeletionManager {
       const progress = ctx.deletions.get(topic);
       const entry = ctx.topics.get(topic);
       if (progress === undefined || entry === undefined || !progress.started) return;
-      const ok =
-        answer !== null &&
-        answer.kind === 'stopReplica' &&
-        answer.response.errorCode === ErrorCode.NONE &&
-        answer.response.partitionErrors.every(
-          (e) => e.errorCode === ErrorCode.NONE || e.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        );
-      progress.awaiting.delete(broker);
-      if (!ok) {
+      // As Kafka's processTopicDeletionStopReplicaResponseReceived, no answer or a request error fails every
+      // replica; else each goes by its partition's error (an unknown partition is one already deleted).
+      const answered =
+        answer !== null && answer.kind === 'stopReplica' && answer.response.errorCode === ErrorCode.NONE;
+      const errors = new Map<PartitionId, number>();
+      if (answered) {
+        for (const e of answer.response.partitionErrors)
+          if (e.topicName === topic) errors.set(e.partitionIndex as PartitionId, e.errorCode);
+      }
+      const failed: PartitionId[] = [];
+      for (const tp of sent) {
+        const key = replicaKey(broker, tp.partition);
+        progress.awaiting.delete(key);
+        const code = errors.get(tp.partition) ?? ErrorCode.NONE;
+        if (answered && (code === ErrorCode.NONE || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION))
+          progress.deleted.add(key);
+        else failed.push(tp.partition);
+      }
+      if (failed.length > 0) {
         // Asked again when the deletions next go round (a broker change, a resync, another deletion).
-        this.host.core.logger.warn(`broker ${broker} failed to delete the replicas of ${topic}; will retry`);
+        this.host.core.logger.warn(
+          `broker ${broker} failed to delete the replicas of ${topic} [${failed.join(',')}]; will retry`,
+        );
         return;
       }
-      progress.deleted.add(broker);
-      if ([...replicaBrokers(entry)].every((b) => progress.deleted.has(b)))
+      if (replicasOfTopic(entry).every((r) => progress.deleted.has(replicaKey(r.broker, r.partition))))
         await this.completeDeletion(topic);
     });
   }
@@ -230,9 +256,27 @@ export class TopicDeletionManager {
   }
 }
 
-/** The brokers holding a replica of a topic. */
-function replicaBrokers(entry: TopicEntry): Set<BrokerId> {
-  return new Set([...entry.partitions.values()].flatMap((p) => replicasOf(p)));
+/** One replica of a topic: a partition and a broker holding it. */
+interface Replica {
+  readonly partition: PartitionId;
+  readonly broker: BrokerId;
+}
+
+/** The replicas of a topic. */
+function replicasOfTopic(entry: TopicEntry): Replica[] {
+  return [...entry.partitions].flatMap(([partition, p]) =>
+    replicasOf(p).map((broker) => ({ partition, broker })),
+  );
+}
+
+/** The key of a replica in DeletionProgress: `<broker>/<partition>`. */
+function replicaKey(broker: BrokerId, partition: PartitionId): string {
+  return `${broker}/${partition}`;
+}
+
+/** Removes the keys of `broker`'s replicas from `keys`. */
+function forgetBroker(keys: Set<string>, broker: BrokerId): void {
+  for (const k of [...keys]) if (k.startsWith(`${broker}/`)) keys.delete(k);
 }
 
 /** Paths under and including `root`, deepest first. */
