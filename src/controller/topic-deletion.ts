@@ -1,8 +1,8 @@
 // Topic deletion (Kafka's TopicDeletionManager): the topics named under /admin/delete_topics are removed from the
 // brokers' metadata, their replicas are stopped and deleted (StopReplica with deletePartitions), and once every
-// broker that held a replica has answered, the topic's znodes go, the deletion marker with them. As in Kafka, the
-// replicas that are online are deleted at once; one on a dead broker, or in a failed log directory, waits for
-// its broker to come back (register again).
+// replica is answered deleted, the topic's znodes go, the deletion marker with them. As in Kafka, the replicas that
+// are online are deleted at once; one on a dead broker, or in a failed log directory, waits for its broker to come
+// back (register again).
 //
 // Ownership: one TopicDeletionManager per Controller. Every method runs inside the controller's event queue (a
 // StopReplica answer only enqueues an event). The progress of each deletion lives in the ControllerContext
@@ -97,9 +97,9 @@ export class TopicDeletionManager {
   }
 
   /**
-   * Brokers registered (again): each reopened its log directories and is sent its partitions' LeaderAndIsr, which
-   * may open a replica it had deleted before it went, so its replicas of topics being deleted are asked again (as
-   * Kafka resumes a deletion at a broker's startup). The caller then lets the deletions go round.
+   * Brokers registered (again): each reopened its log directories (a failed one may be back), so its replicas of
+   * topics being deleted are asked again, a no-op for those it had deleted already (as Kafka resumes a deletion at
+   * a broker's startup). The caller then lets the deletions go round.
    */
   onBrokersStarted(brokers: readonly BrokerId[]): void {
     const ctx = this.host.core.ctx;
