@@ -12,12 +12,19 @@
 //
 // One consumer (no group) reads every standby changelog partition, from the checkpoint or the beginning.
 //
+// A store restored from its source topic (reuse.ktable.source.topics) is kept from that topic's partition, as
+// Kafka's StoreChangelogReader keeps such a standby: only the records before the group's committed offset are
+// applied (the active task may not have processed the others yet, and may never, under exactly-once). A partition
+// that reaches that limit is paused at it; the committed offsets are read again (an admin client, requireStable)
+// every commit.interval.ms while one waits, and at once for a partition without a limit yet.
+//
 // Interactive queries with stale stores enabled (Kafka's StoreQueryParameters.enableStaleStores) read a standby's
 // stores through storesNamed(): the typed layers of the active task's stores over the same engines, without a
 // changelog, built per query (cheap objects), so a query sees what the standby has applied so far.
 
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { Admin } from '../../client/admin.js';
 import { Consumer, type ConsumerRecord } from '../../client/consumer.js';
 import { KafkaProtocolError } from '../../client/errors.js';
 import type { TopicPartition } from '../../client/requests.js';
@@ -39,7 +46,9 @@ const POLL_TIMEOUT_MS = 100;
 
 interface StandbyStore {
   name: string;
+  /** Its changelog, or the source topic it is restored from (`fromSource`). */
   changelog: string;
+  fromSource: boolean;
   persistent: boolean;
   engine: BytesKeyValueStore;
   timestamped: boolean;
@@ -73,6 +82,12 @@ export class StandbyUpdater {
   private lastCheckpointMs = Date.now();
   /** Changelog partitions assigned without an offset to start from: read from their first offset. */
   private readonly unpositioned = new Map<string, TopicPartition>();
+  /** Source topic partitions of stores restored from them -> the group's committed offset: records below apply. */
+  private readonly limits = new Map<string, number>();
+  /** Source topic partitions paused at their limit -> the offset they wait at. */
+  private readonly atLimit = new Map<string, number>();
+  private lastLimitsMs = 0;
+  private admin: Admin | null = null;
   /** Changelog records applied to standby stores since start (for tests and metrics). */
   applied = 0;
 
@@ -217,16 +232,18 @@ export class StandbyUpdater {
     const task: StandbyTask = { id, partition, dir, stores: [], offsets: new Map() };
     for (const name of subtopology.stores) {
       const builder = this.topology.stores.get(name)!;
+      const source = this.topology.sourceChangelogs.get(name);
       // A suppress buffer restores through its own format, in the active task only.
-      if (!builder.loggingEnabled || builder.suppressBuffer) continue;
+      if (source === undefined && (!builder.loggingEnabled || builder.suppressBuffer)) continue;
       mkdirSync(dir, { recursive: true });
       const engine = openEngine(builder, dir);
-      const changelog = changelogTopicName(this.config.applicationId, name);
+      const changelog = source ?? changelogTopicName(this.config.applicationId, name);
       const saved = engine.reopened ? checkpoint.get(`${changelog}:${partition}`) : undefined;
       if (saved !== undefined) task.offsets.set(`${changelog}:${partition}`, saved);
       task.stores.push({
         name,
         changelog,
+        fromSource: source !== undefined,
         persistent: engine.persistent,
         engine,
         timestamped: builder.timestamped,
@@ -272,6 +289,8 @@ export class StandbyUpdater {
         wanted.set(partitionKey(tp), { tp, at: t.offsets.get(partitionKey(tp)) });
       }
     for (const key of this.unpositioned.keys()) if (!wanted.has(key)) this.unpositioned.delete(key);
+    for (const key of this.limits.keys()) if (!wanted.has(key)) this.limits.delete(key);
+    for (const key of this.atLimit.keys()) if (!wanted.has(key)) this.atLimit.delete(key);
     if (this.consumer === null) {
       if (wanted.size === 0) return;
       this.consumer = new Consumer({
@@ -310,6 +329,7 @@ export class StandbyUpdater {
         await new Promise((r) => setTimeout(r, POLL_TIMEOUT_MS));
         continue;
       }
+      await this.raiseLimits(consumer);
       let records: ConsumerRecord[];
       try {
         records = await consumer.poll(POLL_TIMEOUT_MS);
@@ -324,6 +344,17 @@ export class StandbyUpdater {
         const store = task?.stores.find((s) => s.changelog === r.topic);
         // Released meanwhile: the active task restores this record itself.
         if (task === undefined || store === undefined) continue;
+        const key = `${r.topic}:${r.partition}`;
+        if (store.fromSource && r.offset >= (this.limits.get(key) ?? 0)) {
+          // Past what the active task has committed: wait here (the batch's later records of the partition too).
+          if (!this.atLimit.has(key)) {
+            const tp = { topic: r.topic, partition: r.partition };
+            consumer.pause([tp]);
+            consumer.seek(tp, r.offset);
+            this.atLimit.set(key, r.offset);
+          }
+          continue;
+        }
         restoreInto(store.engine, store.timestamped, r.key, r.value, r.timestamp);
         task.offsets.set(`${r.topic}:${r.partition}`, r.offset);
         this.applied++;
@@ -333,6 +364,48 @@ export class StandbyUpdater {
         this.lastCheckpointMs = Date.now();
       }
     }
+  }
+
+  /**
+   * Reads the group's committed offsets of the source topic partitions paused at their limit, when one has no limit
+   * yet or commit.interval.ms passed since the last read (Kafka's updateOffsetIntervalMs), and resumes those whose
+   * limit moved past where they wait. No committed offset: 0, nothing applies (Kafka's default). A failed read is
+   * tried again on a later turn.
+   */
+  private async raiseLimits(consumer: Consumer): Promise<void> {
+    if (this.atLimit.size === 0) return;
+    const unknown = [...this.atLimit.keys()].some((key) => !this.limits.has(key));
+    if (!unknown && Date.now() - this.lastLimitsMs < this.config.commitIntervalMs) return;
+    this.lastLimitsMs = Date.now();
+    const tps = [...this.atLimit.keys()].map(topicPartitionOfKey);
+    this.admin ??= new Admin({
+      ...this.config.clients.admin,
+      bootstrapServers: this.config.bootstrapServers,
+      clientId: `${this.config.clientId}-standby-admin`,
+    });
+    let committed: Map<string, number>;
+    try {
+      const offsets = await this.admin.listConsumerGroupOffsets(this.config.applicationId, tps, {
+        requireStable: true,
+      });
+      committed = new Map(offsets.map((o) => [partitionKey(o), o.offset]));
+    } catch (e) {
+      this.log(`standby updater: reading the committed offsets failed, retrying: ${(e as Error).message}`);
+      for (const tp of tps) if (!this.limits.has(partitionKey(tp))) this.limits.set(partitionKey(tp), 0);
+      return;
+    }
+    const resumed: TopicPartition[] = [];
+    for (const tp of tps) {
+      const key = partitionKey(tp);
+      const limit = Math.max(this.limits.get(key) ?? 0, committed.get(key) ?? 0);
+      this.limits.set(key, limit);
+      const waitingAt = this.atLimit.get(key);
+      // Released or closed meanwhile: the map no longer has it.
+      if (waitingAt === undefined || limit <= waitingAt) continue;
+      this.atLimit.delete(key);
+      resumed.push(tp);
+    }
+    if (resumed.length > 0) consumer.resume(resumed);
   }
 
   /**
@@ -410,17 +483,24 @@ export class StandbyUpdater {
         task.offsets.delete(key);
         const start = starts.get(key);
         // A store not read yet starts at its first offset anyway (positionNew).
-        if (start !== undefined) consumer.seek(topicPartitionOfKey(key), start);
+        if (start === undefined) continue;
+        consumer.seek(topicPartitionOfKey(key), start);
+        // A source partition paused at its limit is read again from its first offset too.
+        if (this.atLimit.delete(key)) consumer.resume([topicPartitionOfKey(key)]);
       }
       this.checkpoint(task, true);
     }
   }
 
-  /** The sub-topology id whose store writes this changelog. */
+  /** The sub-topology id whose store writes this changelog, or is restored from this source topic. */
   private taskOfChangelog(changelog: string): number | undefined {
     for (const st of this.topology.subtopologies())
       for (const name of st.stores)
-        if (changelogTopicName(this.config.applicationId, name) === changelog) return st.id;
+        if (
+          changelogTopicName(this.config.applicationId, name) === changelog ||
+          this.topology.sourceChangelogs.get(name) === changelog
+        )
+          return st.id;
     return undefined;
   }
 
@@ -431,5 +511,7 @@ export class StandbyUpdater {
     this.tasks.clear();
     await this.consumer?.close().catch(() => {});
     this.consumer = null;
+    await this.admin?.close().catch(() => {});
+    this.admin = null;
   }
 }

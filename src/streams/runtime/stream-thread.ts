@@ -261,6 +261,13 @@ export class StreamThread {
           latestSupportedVersion: config.assignmentLatestSupportedVersion,
           upgradeFrom: config.upgradeFrom,
           endOffsets: (tps) => this.listChangelogOffsets(tps, 'end', 'lag'),
+          // As Kafka's assignor (fetchCommittedOffsets through the main consumer).
+          committedOffsets: async (tps) => {
+            const committed = await this.consumer.committed(tps);
+            return new Map(
+              tps.map((tp) => [partitionKey(tp), committed.get(tpKey(tp.topic, tp.partition)) ?? -1]),
+            );
+          },
           topology,
           realTopic: (t) => this.realTopic(t),
           previousTasks: () => ({ active: this.assignedActive, standby: this.assignedStandby }),

@@ -181,6 +181,11 @@ export interface StreamsAssignorContext {
   topology: Topology;
   /** The end offsets of changelog partitions ("topic:partition" -> next offset), for the lags (KIP-441). */
   endOffsets(tps: TopicPartition[]): Promise<Map<string, number>>;
+  /**
+   * The group's committed offsets of source topic partitions ("topic:partition" -> offset, -1 or absent: none): the
+   * end of a store restored from its source topic (reuse.ktable.source.topics), as far as its task has processed.
+   */
+  committedOffsets?(tps: TopicPartition[]): Promise<Map<string, number>>;
   /** Real (prefixed) name of a topology topic. */
   realTopic(topic: string): string;
   /** Tasks this thread ran (active and standby) in the previous generation. */
@@ -317,33 +322,50 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
   }
 
   /**
-   * Task id -> the partitions of its logged stores' changelogs (persistent or in memory; not suppress buffers):
-   * the state a standby or warm-up replica can build (a task without any is stateless to the placement).
+   * Task id -> the partitions of its logged stores' changelogs (persistent or in memory; not suppress buffers) and
+   * of the source topics its stores are restored from (reuse.ktable.source.topics, `source` set): the state a
+   * standby or warm-up replica can build (a task without any is stateless to the placement), as Kafka's
+   * ChangelogTopics counts a source topic used as a changelog.
    */
-  private changelogsOf(tasks: string[]): Map<string, TopicPartition[]> {
-    const out = new Map<string, TopicPartition[]>();
+  private changelogsOf(tasks: string[]): Map<string, (TopicPartition & { source: boolean })[]> {
+    const out = new Map<string, (TopicPartition & { source: boolean })[]>();
     for (const id of tasks) {
       const [st, partition] = id.split('_').map(Number) as [number, number];
       const sub = this.ctx.topology.subtopologies()[st];
-      const tps: TopicPartition[] = [];
+      const tps: (TopicPartition & { source: boolean })[] = [];
       for (const name of sub?.stores ?? []) {
         const b = this.ctx.topology.stores.get(name);
-        if (b?.loggingEnabled && !b.suppressBuffer)
-          tps.push({ topic: `${this.ctx.applicationId}-${name}-changelog`, partition });
+        const sourceTopic = this.ctx.topology.sourceChangelogs.get(name);
+        if (sourceTopic !== undefined)
+          tps.push({ topic: this.ctx.realTopic(sourceTopic), partition, source: true });
+        else if (b?.loggingEnabled && !b.suppressBuffer)
+          tps.push({ topic: `${this.ctx.applicationId}-${name}-changelog`, partition, source: false });
       }
       out.set(id, tps);
     }
     return out;
   }
 
-  /** Each stateful task's changelog end offset sum, or null when the ends cannot be read (no warm-ups then). */
+  /**
+   * Each stateful task's changelog end offset sum, or null when the ends cannot be read (no warm-ups then). As
+   * Kafka's computeEndOffsetSumsByTask, a source topic partition a store is restored from counts with the group's
+   * committed offset (0 when none), not its end: the store follows its task's processing.
+   */
   private async endOffsetSums(tasks: string[]): Promise<Map<string, number> | null> {
     const changelogs = this.changelogsOf(tasks);
-    const tps = [...changelogs.values()].flat();
+    const all = [...changelogs.values()].flat();
     const sums = new Map<string, number>();
-    if (tps.length === 0) return sums;
+    if (all.length === 0) return sums;
+    const strip = ({ topic, partition }: TopicPartition): TopicPartition => ({ topic, partition });
+    const tps = all.filter((tp) => !tp.source).map(strip);
+    const sources = all.filter((tp) => tp.source).map(strip);
     try {
-      const ends = await this.ctx.endOffsets(tps);
+      const ends = tps.length === 0 ? new Map<string, number>() : await this.ctx.endOffsets(tps);
+      if (sources.length > 0) {
+        if (this.ctx.committedOffsets === undefined) throw new Error('no committed offsets of source topics');
+        for (const [key, offset] of await this.ctx.committedOffsets(sources))
+          ends.set(key, Math.max(0, offset));
+      }
       for (const [id, list] of changelogs)
         if (list.length > 0)
           sums.set(
