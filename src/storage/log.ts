@@ -47,7 +47,7 @@ import type { InlineReadGate } from './inline-reads.js';
 import { type EpochEndOffset, LeaderEpochCache } from './leader-epoch-cache.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
 import { loadSegments, rebuildProducerState } from './log-loader.js';
-import { LogReader, type ReadResult } from './log-read.js';
+import { floorSegmentIndex, LogReader, type ReadResult } from './log-read.js';
 import { LogSegment } from './log-segment.js';
 import { type DurableWaiter, fsyncSegment, GroupSync } from './log-sync.js';
 import { truncateAll, truncateSegmentsTo } from './log-truncation.js';
@@ -879,6 +879,16 @@ export class Log {
     }
     // Last, so that the owner sees the lowered recovery point (it may checkpoint it at once).
     this.onTruncated(this.logEndOffsetValue);
+  }
+
+  /**
+   * Whether `offset` lies in an older segment than `endOffset` (Kafka's LogOffsetMetadata.onOlderSegment, the
+   * segment of an end offset being the last one starting at or below it): a fetch from there has the rest of its
+   * segment and more to read, and Kafka's DelayedFetch answers it without counting bytes.
+   */
+  onOlderSegment(offset: Offset, endOffset: Offset): boolean {
+    if (offset >= endOffset) return false;
+    return floorSegmentIndex(this.segments, offset) < floorSegmentIndex(this.segments, endOffset);
   }
 
   // ---------------------------------------------------------------- compaction

@@ -322,12 +322,16 @@ function confirmationWaits(context: RequestContext, plan: FetchPlan): boolean {
 }
 
 /**
- * Whether a waiting fetch can be answered: fetch.min.bytes are readable, a partition has an error, or (a follower's)
- * a partition's leadership is being confirmed.
+ * Whether a waiting fetch can be answered, as Kafka's DelayedFetch.tryComplete: a partition has an error (its
+ * leader moved, it is gone, its epoch is fenced), its fetch offset is out of the log or lies in an older segment
+ * than the end it may read to, or (a follower's) a partition's leadership is being confirmed; else when the bytes
+ * past the fetch offsets reach fetch.min.bytes. Each partition counts what it has up to its partition max bytes,
+ * whether or not a whole batch fits and whatever the response's max bytes: a partition whose next batch is over
+ * its max bytes (not sent unless first in the response) counts them in full, so the fetch is answered, not held
+ * for max.wait.ms.
  */
 function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number): boolean {
   if (confirmationWaits(context, plan)) return true;
-  let remaining = plan.maxBytes;
   let bytes = 0;
   for (const p of plan.partitions) {
     if (p.topicName === '' || plan.deniedTopics?.has(p.topicName) === true) return true;
@@ -348,14 +352,10 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
       const quota = context.services.leaderReplicationQuota;
       if (quota.isThrottled(p.topicName, p.partition) && quota.isQuotaExceeded(Date.now())) continue;
     }
-    const maxBytes = Math.min(p.partitionMaxBytes, remaining);
-    // Under hard limits a first batch over the max bytes is not sent, but counts as the max bytes, as Kafka's
-    // DelayedFetch counts what there is up to the partition's max bytes: the fetch is answered, not held.
-    const got = hardMaxBytes(plan)
-      ? Math.min(maxBytes, log.readableBytes(p.fetchOffset, maxBytes, readBound(plan, log), true))
-      : log.readableBytes(p.fetchOffset, maxBytes, readBound(plan, log), bytes === 0);
-    bytes += got;
-    remaining = Math.max(0, remaining - got);
+    const bound = readBound(plan, log);
+    if (log.onOlderSegment(p.fetchOffset, bound)) return true;
+    const maxBytes = Math.max(0, p.partitionMaxBytes);
+    bytes += Math.min(maxBytes, log.readableBytes(p.fetchOffset, maxBytes, bound, true));
     if (bytes >= minBytes) return true;
   }
   return false;
