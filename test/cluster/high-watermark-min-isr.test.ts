@@ -23,6 +23,8 @@ const READ_COMMITTED = 1;
 const LATEST = -1n;
 /** How long a consumer's fetch waits for a record above its offset: long enough for the high watermark to move. */
 const FETCH_WAIT_MS = 1000;
+/** The max wait of a fetch past the high watermark, which must be answered well before it. */
+const AHEAD_WAIT_MS = 5000;
 
 interface Fetched {
   highWatermark: number;
@@ -144,6 +146,27 @@ describe('the high watermark while the ISR is smaller than min.insync.replicas (
         );
         assert.equal(await latestOffset(client, isolation), 1, `isolation ${isolation}: latest offset`);
       }
+      // A fetch past the high watermark (a consumer ahead of a new leader's) waits for nothing, as Kafka's
+      // DelayedFetch answers a fetch offset above the offset it may read to at once.
+      const started = Date.now();
+      const ahead = await client.call(ApiKey.FETCH, 12, {
+        ...consumerFetchBody([{ topic: TOPIC, partitions: [fetchPartition(0, 2)] }], {
+          maxWaitMs: AHEAD_WAIT_MS,
+          minBytes: 1,
+        }),
+        isolationLevel: READ_UNCOMMITTED,
+      });
+      const elapsed = Date.now() - started;
+      assert.equal(ahead.responses[0].partitions[0].errorCode, ErrorCode.NONE);
+      assert.equal(
+        ahead.responses[0].partitions[0].records?.length ?? 0,
+        0,
+        'nothing past the high watermark',
+      );
+      assert.ok(
+        elapsed < AHEAD_WAIT_MS / 2,
+        `a fetch past the high watermark is answered at once (${elapsed} ms)`,
+      );
       const refused = await produceBatch(client, TOPIC, buildBatch([{ value: 'all' }]), -1);
       assert.equal(refused.errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
 

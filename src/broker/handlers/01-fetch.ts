@@ -323,12 +323,12 @@ function confirmationWaits(context: RequestContext, plan: FetchPlan): boolean {
 
 /**
  * Whether a waiting fetch can be answered, as Kafka's DelayedFetch.tryComplete: a partition has an error (its
- * leader moved, it is gone, its epoch is fenced), its fetch offset is out of the log or lies in an older segment
- * than the end it may read to, or (a follower's) a partition's leadership is being confirmed; else when the bytes
- * past the fetch offsets reach fetch.min.bytes. Each partition counts what it has up to its partition max bytes,
- * whether or not a whole batch fits and whatever the response's max bytes: a partition whose next batch is over
- * its max bytes (not sent unless first in the response) counts them in full, so the fetch is answered, not held
- * for max.wait.ms.
+ * leader moved, it is gone, its epoch is fenced), its fetch offset is below the log start, above the end it may
+ * read to or in an older segment than that end, or (a follower's) a partition's leadership is being confirmed;
+ * else when the bytes past the fetch offsets reach fetch.min.bytes. Each partition counts what it has up to its
+ * partition max bytes, whether or not a whole batch fits and whatever the response's max bytes: a partition whose
+ * next batch is over its max bytes (not sent unless first in the response) counts them in full, so the fetch is
+ * answered, not held for max.wait.ms.
  */
 function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number): boolean {
   if (confirmationWaits(context, plan)) return true;
@@ -345,14 +345,17 @@ function readyToRead(context: RequestContext, plan: FetchPlan, minBytes: number)
     );
     if (typeof partition === 'number') return true;
     const log = partition.log;
-    if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.logEndOffset) return true;
+    const bound = readBound(plan, log);
+    // Above the end it may read to (a follower's log end, a consumer's high watermark or last stable offset): a
+    // truncated log, or a consumer ahead of a new leader's high watermark, is answered at once, as in Kafka.
+    const end = plan.replicaId >= 0 ? log.logEndOffset : bound;
+    if (p.fetchOffset < log.logStartOffset || p.fetchOffset > end) return true;
     // A throttled replica's bytes do not count while the rate is over (Kafka's DelayedFetch), else the follower
     // would be answered at once with nothing and come straight back.
     if (plan.replicaId >= 0 && !partition.isr.includes(plan.replicaId)) {
       const quota = context.services.leaderReplicationQuota;
       if (quota.isThrottled(p.topicName, p.partition) && quota.isQuotaExceeded(Date.now())) continue;
     }
-    const bound = readBound(plan, log);
     if (log.onOlderSegment(p.fetchOffset, bound)) return true;
     const maxBytes = Math.max(0, p.partitionMaxBytes);
     bytes += Math.min(maxBytes, log.readableBytes(p.fetchOffset, maxBytes, bound, true));
