@@ -1,7 +1,7 @@
 // fetch.min.bytes over the wire, as Kafka's DelayedFetch counts it: each partition counts what it has past the
 // fetch offset up to its partition max bytes (whether or not a whole batch fits), and a fetch whose offset lies in
-// an older segment than the end it may read to is answered at once. A fetch Kafka answers at once must not wait
-// its max.wait.ms here.
+// an older segment than the end it may read to is answered at once; and no fetch waits for more bytes than its
+// response may carry. A fetch Kafka answers at once must not wait its max.wait.ms here.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -115,6 +115,27 @@ describe('fetch.min.bytes as Kafka counts it, over the wire', () => {
     const elapsed = Date.now() - started;
     assert.equal(response.errorCode, ErrorCode.NONE);
     assert.ok(recordBytes(response, 0) > 0, 'the records of the older segment');
+    assert.ok(elapsed < AT_ONCE_MS, `answered at once, not after max.wait.ms (took ${elapsed} ms)`);
+  });
+
+  it('asks no more than the response max bytes for fetch.min.bytes', async () => {
+    const topic = 'min-bytes-over-max';
+    await createTopic(suite.client, topic, { numPartitions: 1, replicationFactor: 1 });
+    for (let i = 0; i < 3; i++) {
+      const batch = buildBatch([{ value: Buffer.alloc(700, 110 + i) }]);
+      assert.equal((await produceBatch(suite.client, topic, batch, 1, 0)).errorCode, ErrorCode.NONE);
+    }
+    // Kafka's KafkaApis takes min(min_bytes, max_bytes) as the bytes to wait for: a response of at most 2000 bytes
+    // with more than that ready is answered at once, though 100000 bytes were asked for.
+    const started = Date.now();
+    const response = await suite.client.call(
+      ApiKey.FETCH,
+      12,
+      fetchRequest(topic, [{ partition: 0, offset: 0, maxBytes: 1 << 20 }], 100_000, 2000),
+    );
+    const elapsed = Date.now() - started;
+    assert.equal(response.errorCode, ErrorCode.NONE);
+    assert.ok(recordBytes(response, 0) > 0, 'the batches that fit');
     assert.ok(elapsed < AT_ONCE_MS, `answered at once, not after max.wait.ms (took ${elapsed} ms)`);
   });
 });

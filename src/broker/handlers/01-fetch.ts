@@ -156,9 +156,11 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
         context.services.authorizer === null ? null : deniedTopics(context, replicaId >= 0, partitions),
     };
     if (isFollower) noteFollowerFetch(context, plan);
+    // As Kafka's KafkaApis: a fetch waits for no more bytes than its response may carry.
+    const minBytes = Math.min(request.minBytes, plan.maxBytes);
     // A partition sent to another replica is answered at once, as one with an error is.
     const ready = (reads: readonly PartitionRead[]): boolean =>
-      reads.reduce((n, r) => n + r.bytes, 0) >= request.minBytes ||
+      reads.reduce((n, r) => n + r.bytes, 0) >= minBytes ||
       confirmationWaits(context, plan) ||
       reads.some(
         (r) =>
@@ -175,7 +177,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       return new Promise<FetchResponse>((resolve) => {
         context.services.fetchPurgatory.tryCompleteElseWatch(
           {
-            tryComplete: () => readyToRead(context, plan, request.minBytes),
+            tryComplete: () => readyToRead(context, plan, minBytes),
             onComplete: () => {
               readAll(context, plan).then(
                 (reads) => resolve(respond(context, plan, reads)),
