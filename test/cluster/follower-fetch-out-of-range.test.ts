@@ -8,10 +8,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { agreedLeader, partitionView, produceValues, waitFor } from '../helpers/cluster.js';
 import { createTopicOn, startCluster, type TestCluster } from '../helpers/test-cluster.js';
-import { fetchBody, WireClient } from '../helpers/wire-client.js';
+import { fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'follower-out-of-range';
 
@@ -27,6 +28,8 @@ describe('a follower fetch from past the leader log end', () => {
         'zookeeper.session.timeout.ms': 30_000,
         'replica.lag.time.max.ms': 1000,
         'min.insync.replicas': 1,
+        // Kafka's floor, far below replica.fetch.response.max.bytes: the last test's follower fetch is held to it.
+        'fetch.max.bytes': 1024,
       },
     });
   });
@@ -126,5 +129,30 @@ describe('a follower fetch from past the leader log end', () => {
     // the log end. Broker 1 stays out of the ISR.
     await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual((await partitionView(leader, TOPIC))?.isrNodes, [0]);
+  });
+
+  // Kafka's KafkaApis caps every fetch's response at the broker's fetch.max.bytes, a follower's too
+  // (replica.fetch.response.max.bytes is what a follower asks for, not a cap its leader puts on others).
+  it('caps a follower fetch at fetch.max.bytes, as any other', async () => {
+    const leader = cluster!.brokers[0]!;
+    const view = (await partitionView(leader, TOPIC))!;
+    const client = await WireClient.connect(leader.host, leader.port);
+    try {
+      const batch = buildBatch([{ value: Buffer.alloc(400, 120) }]);
+      for (let i = 0; i < 4; i++) {
+        assert.equal((await produceBatch(client, TOPIC, batch, 1)).errorCode, ErrorCode.NONE);
+      }
+      const body = fetchBody(TOPIC, 0, 3);
+      body.replicaId = 1;
+      body.replicaState = { replicaId: 1, replicaEpoch: -1n };
+      body.topics[0]!.partitions[0]!.currentLeaderEpoch = view.leaderEpoch;
+      const response = await client.call(ApiKey.FETCH, 12, body);
+      const data = response.responses[0].partitions[0];
+      assert.equal(data.errorCode, ErrorCode.NONE);
+      // Two of the four batches fit in 1024 bytes; the request's 1 MiB would take all four.
+      assert.equal(data.records?.length ?? 0, 2 * batch.length, 'the batches that fit in fetch.max.bytes');
+    } finally {
+      client.close();
+    }
   });
 });

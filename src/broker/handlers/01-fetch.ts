@@ -140,14 +140,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       isolationLevel: request.isolationLevel,
       rackId: isFollower ? '' : request.rackId,
       followerReadAllowed: !isFollower && version >= FOLLOWER_FETCH_VERSION_MIN,
-      maxBytes: Math.max(
-        0,
-        Math.min(
-          request.maxBytes,
-          isFollower ? config.replicaFetchResponseMaxBytes : config.fetchMaxBytes,
-          Math.trunc(quotaBytesMax),
-        ),
-      ),
+      // fetch.max.bytes caps every fetch, a follower's too, as Kafka's KafkaApis (replica.fetch.response.max.bytes
+      // is what this broker's own followers ask for).
+      maxBytes: Math.max(0, Math.min(request.maxBytes, config.fetchMaxBytes, Math.trunc(quotaBytesMax))),
       partitions,
       resolved,
       pins: [],
