@@ -30,7 +30,7 @@ export interface QueueWorkloadOptions {
   keysPerPartition?: number;
 }
 
-const STATE_EVERY_MS = 5_000;
+export const STATE_EVERY_MS = 5_000;
 
 /** The key of a producer's n-th record (sent to partition n % partitions), or none without keysPerPartition. */
 export function recordKey(
@@ -176,7 +176,7 @@ export class QueueWorkload {
       while (this.consuming) {
         if (Date.now() - stateAt >= STATE_EVERY_MS) {
           stateAt = Date.now();
-          await this.recordState(process, consumer);
+          await recordConsumerState(this.history, process, consumer);
         }
         const invokedAt = this.history.now();
         let records: Seen[];
@@ -215,23 +215,6 @@ export class QueueWorkload {
     } finally {
       await withTimeout(consumer.close(), 10_000).catch(() => {});
     }
-  }
-
-  /**
-   * A consumer's view every few seconds (assignment and positions), so that a consumer that stops making
-   * progress can be told from one that has nothing to read.
-   */
-  private async recordState(process: string, consumer: Consumer): Promise<void> {
-    const positions: Record<number, number | string> = {};
-    // The leader each partition is fetched from, as this consumer's metadata has it.
-    const leaders: Record<number, number> = {};
-    for (const tp of consumer.assignment()) {
-      positions[tp.partition] = await withTimeout(consumer.position(tp), 2_000).catch((e: unknown) =>
-        errorText(e),
-      );
-      leaders[tp.partition] = consumer.cluster.leaderOf(tp.topic, tp.partition);
-    }
-    this.history.add('ok', process, 'state', { positions, leaders });
   }
 
   /** The cluster's own view of each partition (leader, ISR), recorded every few seconds while the run goes. */
@@ -321,4 +304,25 @@ export async function waitForInputAndOutput(
   const started = Date.now();
   if (!(await input.waitForReplicas(admin, timeoutMs))) return false;
   return output.waitForReplicas(admin, Math.max(1_000, timeoutMs - (Date.now() - started)));
+}
+
+/**
+ * A consumer's view every few seconds (assignment and positions), so that a consumer that stops making
+ * progress can be told from one that has nothing to read.
+ */
+export async function recordConsumerState(
+  history: History,
+  process: string,
+  consumer: Consumer,
+): Promise<void> {
+  const positions: Record<number, number | string> = {};
+  // The leader each partition is fetched from, as this consumer's metadata has it.
+  const leaders: Record<number, number> = {};
+  for (const tp of consumer.assignment()) {
+    positions[tp.partition] = await withTimeout(consumer.position(tp), 2_000).catch((e: unknown) =>
+      errorText(e),
+    );
+    leaders[tp.partition] = consumer.cluster.leaderOf(tp.topic, tp.partition);
+  }
+  history.add('ok', process, 'state', { positions, leaders });
 }

@@ -20,7 +20,13 @@ import { CLIENT_TIMEOUTS, drainGroup, readPartitionPatiently, type Seen } from '
 import { errorText, type History } from './history.js';
 import { sleep } from './nodes.js';
 import { Rng } from './rng.js';
-import { QueueWorkload, setupInputAndOutput, waitForInputAndOutput } from './workload-queue.js';
+import {
+  QueueWorkload,
+  recordConsumerState,
+  STATE_EVERY_MS,
+  setupInputAndOutput,
+  waitForInputAndOutput,
+} from './workload-queue.js';
 
 export interface TxnWorkloadOptions {
   inputTopic: string;
@@ -280,7 +286,13 @@ export class TxnWorkload {
     consumer: Consumer,
     rng: Rng,
   ): Promise<void> {
+    let stateAt = 0;
     for (let n = 0; this.processing; ) {
+      // As the queue consumers: a processor that stops getting records can be told from one with nothing to read.
+      if (Date.now() - stateAt >= STATE_EVERY_MS) {
+        stateAt = Date.now();
+        await recordConsumerState(this.history, process, consumer);
+      }
       const invokedAt = this.history.now();
       const polled = await withTimeout(consumer.poll(500), 30_000);
       if (polled.length === 0) continue;
