@@ -7,7 +7,7 @@
 // `keyId` in a wrap request is brook.encryption.key.http.key.id when set; without it the service uses its own
 // current key and says which in the answer (that is how a rotation made in the service reaches Brook). The answer's
 // keyId is stored with the wrapped key and sent back to unwrap it. Any other status is a failure; the service's
-// message (the first 200 characters of its body) is repeated in Brook's error. With
+// message (the first 200 characters of its body, the key sent blanked out) is repeated in Brook's error. With
 // brook.encryption.key.http.token set, each request carries `Authorization: Bearer <token>`.
 
 import { MasterKeyError, type MasterKeyProvider, type WrappedKey } from './master-key-provider.js';
@@ -67,6 +67,9 @@ export class HttpKeyProvider implements MasterKeyProvider {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (this.options.token !== null) headers.authorization = `Bearer ${this.options.token}`;
     let response: Response;
+    let text: string;
+    // The timeout covers the body too: a service that sends its headers and then stalls is as unreachable as a
+    // silent one (the abort then surfaces from reading the body, not from fetch).
     try {
       response = await fetch(`${this.base}/${operation}`, {
         method: 'POST',
@@ -74,15 +77,14 @@ export class HttpKeyProvider implements MasterKeyProvider {
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
+      text = await response.text();
     } catch (err) {
       const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
       throw new MasterKeyError(`${this.description}/${operation} unreachable: ${cause}`);
     }
-    const text = await response.text();
     if (!response.ok) {
-      throw new MasterKeyError(
-        `${this.description}/${operation} answered ${response.status}: ${text.slice(0, 200).trim()}`,
-      );
+      const said = withoutKey(text, body.plaintext).slice(0, 200).trim();
+      throw new MasterKeyError(`${this.description}/${operation} answered ${response.status}: ${said}`);
     }
     try {
       const parsed: unknown = JSON.parse(text);
@@ -90,4 +92,18 @@ export class HttpKeyProvider implements MasterKeyProvider {
     } catch {}
     throw new MasterKeyError(`${this.description}/${operation} answered no JSON object`);
   }
+}
+
+/**
+ * A service's error text with the key Brook sent it blanked out: a careless service may repeat the request it
+ * refused, and its message goes to the broker's log.
+ */
+function withoutKey(text: string, plaintextB64: string | undefined): string {
+  if (plaintextB64 === undefined) return text;
+  const key = Buffer.from(plaintextB64, 'base64');
+  let out = text;
+  for (const form of [plaintextB64, key.toString('base64url'), key.toString('hex')]) {
+    out = out.split(form).join('<key>');
+  }
+  return out.replace(new RegExp(key.toString('hex'), 'gi'), '<key>');
 }

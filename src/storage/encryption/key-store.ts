@@ -16,7 +16,7 @@
 // Nothing in it is secret: a KEK is only usable through the provider's master key, and a KEK wrap is
 // authenticated by the provider, so a changed byte makes loading fail rather than produce a wrong key.
 
-import { randomBytes } from 'node:crypto';
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -133,12 +133,14 @@ export class KeyStore {
     const wrapped = await this.provider.wrap(fresh);
     const current = this.currentId === null ? null : this.keks.get(this.currentId)!;
     const needsNew = current === null || current.masterKeyId !== wrapped.keyId;
+    // Checked only when it is kept: an unchanged provider costs one call per check, not two.
+    if (needsNew) await this.checkUnwraps(fresh, wrapped);
     // Every older KEK is wrapped again before anything changes: a provider failing half-way leaves the store as it
     // was (the old KEK stays current, the file untouched), as the rotation check's log line says.
     const rewraps: { entry: KekEntry; again: WrappedKey }[] = [];
     for (const entry of this.keks.values()) {
       if (entry.masterKeyId === wrapped.keyId) continue;
-      rewraps.push({ entry, again: await this.provider.wrap(entry.key) });
+      rewraps.push({ entry, again: await this.wrapChecked(entry.key) });
     }
     if (!needsNew && rewraps.length === 0) return { newKek: null, rewrapped: 0, masterKeyId: wrapped.keyId };
     // The new state is durable before it is used: a segment's data key is never wrapped by a KEK that a crash
@@ -172,7 +174,7 @@ export class KeyStore {
 
   private async addCurrent(nowMs: number): Promise<void> {
     const key = randomBytes(KEK_BYTES);
-    const wrapped = await this.provider.wrap(key);
+    const wrapped = await this.wrapChecked(key);
     const entry: KekEntry = {
       id: randomBytes(8).toString('hex'),
       masterKeyId: wrapped.keyId,
@@ -183,6 +185,26 @@ export class KeyStore {
     await this.file.write(serialize(entry.id, [...this.keks.values(), entry]));
     this.keks.set(entry.id, entry);
     this.currentId = entry.id;
+  }
+
+  /**
+   * The provider's wrap of `key`, unwrapped again before anything relies on it: a key service that answers a wrap
+   * it cannot undo (a key it lost, a misrouted adapter) would otherwise leave segments written under a KEK no later
+   * start can unwrap. The message names the service and the master key, never the key.
+   */
+  private async wrapChecked(key: Buffer): Promise<WrappedKey> {
+    const wrapped = await this.provider.wrap(key);
+    await this.checkUnwraps(key, wrapped);
+    return wrapped;
+  }
+
+  private async checkUnwraps(key: Buffer, wrapped: WrappedKey): Promise<void> {
+    const back = await this.provider.unwrap(wrapped.keyId, wrapped.wrapped);
+    if (back.length !== key.length || !timingSafeEqual(back, key)) {
+      throw new MasterKeyError(
+        `${this.provider.description}: master key '${wrapped.keyId}' does not unwrap to the key it wrapped`,
+      );
+    }
   }
 
   private get file(): { write(content: string): Promise<void> } {

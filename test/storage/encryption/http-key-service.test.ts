@@ -2,8 +2,9 @@
 // (src/storage/README.md, "HTTP key service contract"): brook.encryption.key.http.key.id is sent in wrap requests and
 // the answer's keyId is what the key store records; a rotation made inside the service (wrap answers a new keyId)
 // makes a new key-encryption key current and re-wraps the older ones, after which the old service key is needed by
-// nothing; a service that does not answer within brook.encryption.key.http.timeout.ms, one that is not listening,
-// and one that answers no JSON are failures with a message naming the service, never a key.
+// nothing; a service that does not answer within brook.encryption.key.http.timeout.ms (headers or body), one that
+// is not listening, and one that answers no JSON are failures with a message naming the service, never a key (not
+// even when its error repeats the request); a wrap the service does not unwrap back is never used.
 
 import assert from 'node:assert/strict';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
@@ -23,6 +24,8 @@ interface Service {
   current: string;
   /** Wrap requests from this many on (counted from 0) answer 500, when set. */
   failWrapsFrom: number | null;
+  /** Unwrap answers 32 random bytes: a service that lost or swapped the key its wrap used. */
+  unwrapLies: boolean;
   readonly keys: Map<string, Buffer>;
   readonly wrapRequests: { keyId?: string }[];
   readonly unwrapRequests: { keyId: string }[];
@@ -30,12 +33,15 @@ interface Service {
 }
 
 /** A key service with the documented contract, its keys in memory, AES-256-GCM wraps. */
-async function startService(mode: 'ok' | 'silent' | 'not-json' = 'ok'): Promise<Service> {
+async function startService(
+  mode: 'ok' | 'silent' | 'not-json' | 'stalled-body' | 'echo-error' = 'ok',
+): Promise<Service> {
   const keys = new Map<string, Buffer>([['svc-1', randomBytes(32)]]);
   const held: { destroy(): void }[] = [];
   const service: Omit<Service, 'url' | 'close'> = {
     current: 'svc-1',
     failWrapsFrom: null,
+    unwrapLies: false,
     keys,
     wrapRequests: [],
     unwrapRequests: [],
@@ -48,6 +54,18 @@ async function startService(mode: 'ok' | 'silent' | 'not-json' = 'ok'): Promise<
     });
     req.on('end', () => {
       if (mode === 'silent') return; // never answers
+      if (mode === 'stalled-body') {
+        // The status line and headers, then nothing: the body never ends.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"keyId":');
+        return;
+      }
+      if (mode === 'echo-error') {
+        // A careless adapter: its error repeats the request it refused, key bytes included.
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end(`bad request ${body}`);
+        return;
+      }
       const answer = (status: number, json: unknown): void => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(mode === 'not-json' ? 'not json' : JSON.stringify(json));
@@ -72,6 +90,7 @@ async function startService(mode: 'ok' | 'silent' | 'not-json' = 'ok'): Promise<
       }
       if (req.url === '/unwrap') {
         service.unwrapRequests.push({ keyId: input.keyId! });
+        if (service.unwrapLies) return answer(200, { plaintext: randomBytes(32).toString('base64') });
         const key = keys.get(input.keyId!);
         if (key === undefined) return answer(404, { error: `no key ${input.keyId}` });
         const raw = Buffer.from(input.ciphertext!, 'base64');
@@ -120,6 +139,7 @@ test('http.key.id is sent in wrap requests, and the answered keyId is what the s
     ['pinned'],
   );
   // Loading again unwraps through the service, naming the key the wrap answered.
+  service.unwrapRequests.length = 0;
   const again = await KeyStore.load(dir, provider(service.url, 'pinned'));
   assert.deepEqual(service.unwrapRequests, [{ keyId: 'pinned' }]);
   assert.deepEqual(again.current().key, store.current().key);
@@ -214,4 +234,54 @@ test('a service that does not answer in time, is not listening, or answers no JS
   const store = await KeyStore.load(dir, provider(garbled.url));
   await assert.rejects(store.ensureCurrent(1), MasterKeyError);
   assert.equal(KeyStore.existsIn(dir), false);
+});
+
+test('a service whose unwrap does not give back what it wrapped: no key is made or rotated to, nothing written', async (t) => {
+  const service = await startService();
+  t.after(() => service.close());
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  service.unwrapLies = true;
+  const store = await KeyStore.load(dir, provider(service.url));
+  // A key the service cannot give back would make every segment written under it unreadable at the next start.
+  await assert.rejects(
+    store.ensureCurrent(1),
+    (err: unknown) =>
+      err instanceof MasterKeyError && /does not unwrap to the key it wrapped/.test(err.message),
+  );
+  assert.equal(KeyStore.existsIn(dir), false);
+  service.unwrapLies = false;
+  await store.ensureCurrent(2);
+  const first = store.current();
+  const before = readFileSync(join(dir, KEY_STORE_FILE));
+  // The same at rotation: the old key stays current and the file as it was.
+  service.keys.set('svc-2', randomBytes(32));
+  service.current = 'svc-2';
+  service.unwrapLies = true;
+  await assert.rejects(store.rotate(3), MasterKeyError);
+  assert.equal(store.current().id, first.id);
+  assert.deepEqual(readFileSync(join(dir, KEY_STORE_FILE)), before);
+});
+
+test('a service that sends its headers and then stalls: a MasterKeyError within the timeout', async (t) => {
+  const stalled = await startService('stalled-body');
+  t.after(() => stalled.close());
+  const started = Date.now();
+  await assert.rejects(
+    provider(stalled.url, null, 300).wrap(randomBytes(32)),
+    (err: unknown) => err instanceof MasterKeyError && /key service .*\/wrap .*time/.test(err.message),
+  );
+  assert.ok(Date.now() - started < 8000, `waited ${Date.now() - started} ms`);
+});
+
+test('a service whose error repeats the request: the key sent to it is not in the message', async (t) => {
+  const echo = await startService('echo-error');
+  t.after(() => echo.close());
+  const kek = randomBytes(32);
+  await assert.rejects(provider(echo.url).wrap(kek), (err: unknown) => {
+    assert.ok(err instanceof MasterKeyError, String(err));
+    assert.match(err.message, /answered 400/);
+    assert.ok(!err.message.includes(kek.toString('base64').slice(0, 16)), err.message);
+    return true;
+  });
 });
