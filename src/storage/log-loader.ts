@@ -210,6 +210,7 @@ function recoverSegment(ctx: SegmentLoadContext, segment: LogSegment, minOffset:
  */
 function removeLeftovers(dir: string, keys: SegmentKeys | null): void {
   completeSwaps(dir, keys);
+  finishHalfDeletedEncrypted(dir);
   for (const name of readdirSync(dir)) {
     if (
       name.endsWith(TMP_SUFFIX) ||
@@ -219,6 +220,23 @@ function removeLeftovers(dir: string, keys: SegmentKeys | null): void {
     ) {
       unlinkSync(join(dir, name));
     }
+  }
+}
+
+/**
+ * Brook versions before this one renamed an encrypted segment's `.enc` to `.deleted` before its .log: a crash
+ * between the two left the ciphertext .log without its key file, to be loaded as a plaintext segment. Such a
+ * .log (its `.enc.deleted` there, no `.enc`, no `.log.deleted`) was being deleted: its deletion is finished.
+ */
+function finishHalfDeletedEncrypted(dir: string): void {
+  const names = new Set(readdirSync(dir));
+  const encDeleted = ENC_SUFFIX + DELETED_SUFFIX;
+  for (const name of names) {
+    if (!name.endsWith(encDeleted)) continue;
+    const stem = name.slice(0, -encDeleted.length);
+    if (!names.has(stem + LOG_SUFFIX) || names.has(stem + ENC_SUFFIX)) continue;
+    if (names.has(stem + LOG_SUFFIX + DELETED_SUFFIX)) continue;
+    unlinkSync(join(dir, stem + LOG_SUFFIX));
   }
 }
 

@@ -1091,13 +1091,17 @@ export class LogSegment {
     this.txnIndex.flush();
   }
 
-  /** Renames the files to `<name>.deleted`; the descriptor stays open for reads in flight. */
+  /**
+   * Renames the files to `<name>.deleted`; the descriptor stays open for reads in flight. The .log first, as
+   * Kafka's changeFileSuffixes: a crash part-way leaves files without a .log, which loading removes, never an
+   * encrypted .log without its `.enc` (loading would take its ciphertext for plaintext records).
+   */
   markDeleted(): void {
     if (this.deleted) return;
     this.deleted = true;
     const logPath = segmentFilePath(this.dir, this.baseOffset, LOG_SUFFIX);
-    this.cipher?.renameTo(this.cipher.filePath + DELETED_SUFFIX);
     renameSync(logPath, logPath + DELETED_SUFFIX);
+    this.cipher?.renameTo(this.cipher.filePath + DELETED_SUFFIX);
     this.offsetIndex.file.renameTo(this.offsetIndex.file.path + DELETED_SUFFIX);
     this.timeIndex.file.renameTo(this.timeIndex.file.path + DELETED_SUFFIX);
     this.txnIndex.renameTo(this.txnIndex.path + DELETED_SUFFIX);
