@@ -8,7 +8,9 @@
 // A crash before 1 ends leaves `.cleaned` files (or index `.swap` files without a `.log.swap`): loading deletes
 // them and the old segments are intact. A crash after leaves a `.log.swap`: loading completes the swap, deleting
 // every segment whose base offset lies in the range the swap file covers and renaming the swap files into place
-// (`completeSwaps`), as Kafka's LogLoader does; old segments already renamed `.deleted` are removed anyway.
+// (`completeSwaps`), as Kafka's LogLoader does; old segments already renamed `.deleted` are removed anyway. An
+// encrypted swap's `.enc` may already have its final name (step 3 renames it first): it is kept and reads the
+// `.log.swap`.
 
 import { closeSync, existsSync, fstatSync, openSync, readdirSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -119,15 +121,20 @@ export function completeSwaps(dir: string, keys: SegmentKeys | null = null): num
   swaps.sort((a, b) => a - b);
   for (const base of swaps) {
     const stem = join(dir, offsetFileStem(base));
+    // Step 3 renames the `.enc` before the .log: a crash between leaves the swap's `.enc` at its final name. Step 2
+    // had renamed the replaced segments' files `.deleted` by then, so a final `.enc` with no `.enc.swap` beside
+    // the `.log.swap` is the swap's own: it reads the `.log.swap` and stays.
+    const encSwapped = !existsSync(stem + ENC_SUFFIX + SWAP_SUFFIX) && existsSync(stem + ENC_SUFFIX);
     const last = lastOffsetOfFile(
       stem + LOG_SUFFIX + SWAP_SUFFIX,
-      stem + ENC_SUFFIX + SWAP_SUFFIX,
+      stem + ENC_SUFFIX + (encSwapped ? '' : SWAP_SUFFIX),
       base,
       keys,
     );
     for (const name of readdirSync(dir)) {
       const parsed = parseOffsetFileName(name);
       if (parsed === null || !(SEGMENT_SUFFIXES as readonly string[]).includes(parsed.suffix)) continue;
+      if (encSwapped && parsed.offset === base && parsed.suffix === ENC_SUFFIX) continue;
       if (parsed.offset >= base && parsed.offset <= last) unlinkSync(join(dir, name));
     }
     swapToFinal(dir, base);
