@@ -12,11 +12,12 @@
 // segments no longer depend on the old master key without a byte of their own being rewritten, no data key is
 // wrapped by a KEK missing from the file, and a rotation that fails half-way changes nothing.
 //
-// File: JSON {"version":1,"current":"<kek id>","keks":[{"id","masterKeyId","wrapped"(base64),"createdMs"}]}.
+// File: JSON {"version":1,"current":"<kek id>","keks":[{"id","masterKeyId","wrapped"(base64),"createdMs","check"}]};
+// `check` (base64, see kekCheck) tells at load whether the provider unwrapped a KEK to the key it wrapped.
 // Nothing in it is secret: a KEK is only usable through the provider's master key, and a KEK wrap is
 // authenticated by the provider, so a changed byte makes loading fail rather than produce a wrong key.
 
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -72,6 +73,13 @@ export class KeyStore {
         }
         if (key.length !== KEK_BYTES)
           throw new MasterKeyError(`${path}: key ${e.id} unwraps to ${key.length} bytes`);
+        // A provider's unwrap need not be authenticated (a key service may answer any 32 bytes): the stored check
+        // value tells a wrong key here, before a segment is opened or written with it.
+        if (e.check !== null && !(e.check.length === 16 && timingSafeEqual(kekCheck(key), e.check))) {
+          throw new MasterKeyError(
+            `${path}: ${provider.description} gave a different key for key-encryption key ${e.id} (master key '${e.masterKeyId}') than the one it wrapped`,
+          );
+        }
         keks.set(e.id, { ...e, key });
       }
       current = parsed.current !== null && keks.has(parsed.current) ? parsed.current : null;
@@ -218,12 +226,21 @@ export class KeyStore {
   }
 }
 
+/**
+ * The check value of a KEK, stored with it: HMAC-SHA256 of a fixed label under the KEK, 16 bytes. It tells whether
+ * an unwrap gave the key back and reveals nothing of the key.
+ */
+function kekCheck(key: Buffer): Buffer {
+  return createHmac('sha256', key).update('brook kek check 1').digest().subarray(0, 16);
+}
+
 function serialize(current: string | null, keks: readonly KekEntry[]): string {
   const entries = keks.map((e) => ({
     id: e.id,
     masterKeyId: e.masterKeyId,
     wrapped: e.wrapped.toString('base64'),
     createdMs: e.createdMs,
+    check: kekCheck(e.key).toString('base64'),
   }));
   return `${JSON.stringify({ version: 1, current, keks: entries })}\n`;
 }
@@ -252,7 +269,7 @@ function parseStore(
   path: string,
 ): {
   current: string | null;
-  keks: { id: string; masterKeyId: string; wrapped: Buffer; createdMs: number }[];
+  keks: { id: string; masterKeyId: string; wrapped: Buffer; createdMs: number; check: Buffer | null }[];
 } {
   const bad = (why: string): MasterKeyError => new MasterKeyError(`${path} is damaged: ${why}`);
   let parsed: unknown;
@@ -264,7 +281,13 @@ function parseStore(
   const o = parsed as { version?: unknown; current?: unknown; keks?: unknown };
   if (o.version !== 1 || !Array.isArray(o.keks)) throw bad('version or keks missing');
   const keks = o.keks.map((k: unknown) => {
-    const e = k as { id?: unknown; masterKeyId?: unknown; wrapped?: unknown; createdMs?: unknown };
+    const e = k as {
+      id?: unknown;
+      masterKeyId?: unknown;
+      wrapped?: unknown;
+      createdMs?: unknown;
+      check?: unknown;
+    };
     if (typeof e.id !== 'string' || typeof e.masterKeyId !== 'string' || typeof e.wrapped !== 'string') {
       throw bad('an entry lacks id, masterKeyId or wrapped');
     }
@@ -273,6 +296,8 @@ function parseStore(
       masterKeyId: e.masterKeyId,
       wrapped: Buffer.from(e.wrapped, 'base64'),
       createdMs: typeof e.createdMs === 'number' ? e.createdMs : 0,
+      // Absent in files written before check values: such a KEK is checked once a rotation rewrites the file.
+      check: typeof e.check === 'string' ? Buffer.from(e.check, 'base64') : null,
     };
   });
   return { current: typeof o.current === 'string' ? o.current : null, keks };

@@ -285,3 +285,27 @@ test('a service whose error repeats the request: the key sent to it is not in th
     return true;
   });
 });
+
+test('a service that unwraps a stored key to other bytes at load: refused, naming the key and the service', async (t) => {
+  const service = await startService();
+  t.after(() => service.close());
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  const store = await KeyStore.load(dir, provider(service.url));
+  await store.ensureCurrent(1);
+  const kekId = store.current().id;
+  const before = readFileSync(join(dir, KEY_STORE_FILE));
+  // Its answer has the right length, so only a check of the key itself can tell: segments under it (or made with
+  // it as current) would otherwise fail or be unreadable with the right key later.
+  service.unwrapLies = true;
+  await assert.rejects(
+    KeyStore.load(dir, provider(service.url)),
+    (err: unknown) =>
+      err instanceof MasterKeyError &&
+      err.message.includes(kekId) &&
+      /key service .* gave a different key/.test(err.message),
+  );
+  assert.deepEqual(readFileSync(join(dir, KEY_STORE_FILE)), before);
+  service.unwrapLies = false;
+  assert.deepEqual((await KeyStore.load(dir, provider(service.url))).kek(kekId), store.current().key);
+});
