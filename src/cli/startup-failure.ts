@@ -44,5 +44,18 @@ export function describeStartupFailure(
   const value =
     staticConfig.get(key) ??
     (key === 'log.dirs' ? (staticConfig.get('log.dir') ?? config.logDirs.join(',')) : '(default)');
-  return `invalid configuration: ${key}=${value}: ${err.message}`;
+  return `invalid configuration: ${key}=${withoutUrlCredentials(value)}: ${err.message}`;
+}
+
+/** A value that is a url with a user or password in it, printed without them (a key service url, say). */
+function withoutUrlCredentials(value: string): string {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(value)) return value;
+  try {
+    const url = new URL(value);
+    url.username = '';
+    url.password = '';
+    return url.href;
+  } catch {
+    return value.replace(/\/\/[^/]*@/, '//');
+  }
 }

@@ -301,6 +301,21 @@ describe('encryption keys', () => {
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /master key 'k3'/);
   });
+
+  it('a key service url with a password in it stops the broker at startup without printing the password', async () => {
+    const { dataDir } = scratch();
+    const refused = await serverExit({
+      dataDir,
+      overrides: {
+        'brook.encryption.enable': 'true',
+        'brook.encryption.key.provider': 'http',
+        'brook.encryption.key.http.url': 'http://brook:s3cr3t-pw@127.0.0.1:9/',
+      },
+    });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /brook\.encryption\.key\.http\.url=.*must not hold credentials/);
+    assert.ok(!refused.stderr.includes('s3cr3t-pw'), refused.stderr);
+  });
 });
 
 function sleep(ms: number): Promise<void> {

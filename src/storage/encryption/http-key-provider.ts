@@ -30,6 +30,15 @@ export class HttpKeyProvider implements MasterKeyProvider {
     } catch {
       throw new MasterKeyError(`key service url '${options.url}' is not a URL`);
     }
+    // Credentials in the url would be repeated in every message naming the service, and fetch refuses them:
+    // brook.encryption.key.http.token is where a secret goes.
+    if (parsed.username !== '' || parsed.password !== '') {
+      parsed.username = '';
+      parsed.password = '';
+      throw new MasterKeyError(
+        `key service url '${parsed.href}' must not hold credentials (set brook.encryption.key.http.token)`,
+      );
+    }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
       throw new MasterKeyError(`key service url '${options.url}' is not http or https`);
     }

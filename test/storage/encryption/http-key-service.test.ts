@@ -309,3 +309,21 @@ test('a service that unwraps a stored key to other bytes at load: refused, namin
   service.unwrapLies = false;
   assert.deepEqual((await KeyStore.load(dir, provider(service.url))).kek(kekId), store.current().key);
 });
+
+test('a url with credentials in it is refused, and the password is in no message', async (t) => {
+  const service = await startService();
+  t.after(() => service.close());
+  const url = service.url.replace('http://', 'http://brook:s3cr3t-pw@');
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  // fetch refuses such a url on every request; the message naming the service must not repeat the password.
+  await assert.rejects(
+    (async () => {
+      const store = await KeyStore.load(dir, provider(url));
+      await store.ensureCurrent(1);
+    })(),
+    (err: unknown) =>
+      err instanceof MasterKeyError && /credentials/.test(err.message) && !err.message.includes('s3cr3t-pw'),
+  );
+  assert.equal(KeyStore.existsIn(dir), false);
+});
