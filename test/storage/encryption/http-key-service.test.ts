@@ -286,7 +286,7 @@ test('a service whose error repeats the request: the key sent to it is not in th
   });
 });
 
-test('a service that unwraps a stored key to other bytes at load: refused, naming the key and the service', async (t) => {
+test('a stored key unwrapped to other bytes at load: refused, naming the key and the service', async (t) => {
   const service = await startService();
   t.after(() => service.close());
   const dir = join(tempDir(t), 'logs');
