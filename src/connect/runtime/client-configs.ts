@@ -20,7 +20,9 @@ import { ConfigException, ConnectException } from '../errors.js';
  * The client options of the layers' keys (Brook's one mapping of Kafka's client keys), as a ConfigException, with
  * the layers' `client.id` as `clientId`: Kafka's Worker puts its default client id (`connector-producer-<task>`)
  * first and lets the worker's and the connector's keys replace it, so a connector moved from Kafka Connect keeps
- * the client ids its quotas and monitoring name.
+ * the client ids its quotas and monitoring name. The layers' `bootstrap.servers` is `bootstrapServers` in the same
+ * way (Kafka's Worker starts from the worker's and lets the prefixed keys replace it): a connector's clients may
+ * reach another cluster than the worker's.
  */
 function mapped(kind: ClientKind, layers: PropertyLayer[]): Record<string, unknown> {
   let options: Record<string, unknown>;
@@ -30,18 +32,41 @@ function mapped(kind: ClientKind, layers: PropertyLayer[]): Record<string, unkno
     if (err instanceof ConfigError) throw new ConfigException(err.message);
     throw err;
   }
-  const clientId = layeredClientId(layers);
-  return clientId === undefined ? options : { ...options, clientId };
+  const clientId = layered(layers, 'client.id');
+  if (clientId !== undefined) options = { ...options, clientId };
+  const bootstrap = layered(layers, 'bootstrap.servers');
+  if (bootstrap !== undefined) options = { ...options, bootstrapServers: bootstrapList(bootstrap) };
+  return options;
 }
 
-/** The `client.id` of the last layer that sets one. */
-function layeredClientId(layers: PropertyLayer[]): string | undefined {
-  let clientId: string | undefined;
+/** The value of `key` in the last layer that sets it, trimmed. */
+function layered(layers: PropertyLayer[], key: string): string | undefined {
+  let found: string | undefined;
   for (const { prefix, config } of layers) {
-    const value = config[`${prefix}client.id`];
-    if (value !== undefined) clientId = value.trim();
+    const value = config[`${prefix}${key}`];
+    if (value !== undefined) found = value.trim();
   }
-  return clientId;
+  return found;
+}
+
+/** A bootstrap.servers list as Kafka parses it (comma-separated, each entry trimmed), as Brook's clients take it. */
+function bootstrapList(value: string): string {
+  const servers = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (servers.length === 0)
+    throw ConfigException.invalid('bootstrap.servers', value, 'No resolvable bootstrap urls given');
+  return servers.join(',');
+}
+
+/** Whether two bootstrap.servers lists name the same servers, in any order (Kafka's sameOffsetTopicAsWorker). */
+export function sameBootstrapServers(a: string | readonly string[], b: string | readonly string[]): boolean {
+  const set = (v: string | readonly string[]) =>
+    new Set((typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter((s) => s !== ''));
+  const x = set(a);
+  const y = set(b);
+  return x.size === y.size && [...x].every((s) => y.has(s));
 }
 
 /** Kafka's ConnectorClientConfigOverridePolicy plugins, by the alias of each. */

@@ -12,6 +12,7 @@ import {
   consumerOverrides,
   defaultApiTimeoutMs,
   producerOverrides,
+  sameBootstrapServers,
   sinkGroupId,
   TASK_PRODUCER_DEFAULTS,
 } from './client-configs.js';
@@ -189,15 +190,24 @@ export class Worker {
   /**
    * A source connector's own offsets topic (`offsets.storage.topic`), or null for the worker's store alone. As
    * Kafka's Worker, a topic named explicitly is read and written by the connector's clients even when it is the
-   * worker's offsets topic; then (sameOffsetTopicAsWorker: the same name, and Brook's clients always reach the
-   * worker's cluster) it is the only store, else the worker's store is the fallback that gets a copy.
+   * worker's offsets topic; then (sameOffsetTopicAsWorker: the same name, and the connector's producer has the
+   * worker's bootstrap servers) it is the only store, else the worker's store is the fallback that gets a copy.
+   * `config` is resolved (config provider variables replaced).
    */
   private ownOffsetsTopic(
     config: Readonly<Record<string, string>>,
   ): { topic: string; withWorkerStore: boolean } | null {
-    const topic = (config['offsets.storage.topic'] ?? '').trim();
+    const worker = this.o.config;
+    const workerTopic = worker.parsed['offset.storage.topic'] as string;
+    const producerServers = producerOverrides(worker.raw, config).bootstrapServers ?? worker.bootstrapServers;
+    const sameCluster = sameBootstrapServers(producerServers, worker.bootstrapServers);
+    let topic = (config['offsets.storage.topic'] ?? '').trim();
+    // An exactly-once task writes its offsets in its producer's transactions, so on its producer's cluster: one
+    // whose producer goes elsewhere keeps them in the worker's offsets topic there (Kafka's
+    // offsetStoreForExactlyOnceSourceTask).
+    if (topic === '' && this.exactlyOnceSourceEnabled() && !sameCluster) topic = workerTopic;
     if (topic === '') return null;
-    return { topic, withWorkerStore: topic !== this.o.config.parsed['offset.storage.topic'] };
+    return { topic, withWorkerStore: !(topic === workerTopic && sameCluster) };
   }
 
   /** KIP-618: `exactly.once.source.support=enabled` on a distributed worker. */
@@ -225,14 +235,16 @@ export class Worker {
     connectorConfig: Readonly<Record<string, string>>,
     task?: number,
   ): Promise<OffsetStore> {
-    const own = this.ownOffsetsTopic(connectorConfig);
     const open = this.o.openOffsetsTopic;
-    if (own === null || open === undefined) return this.o.offsets;
-    const fallback = own.withWorkerStore ? this.o.offsets : null;
-    const owner = task === undefined ? (connectorConfig.name ?? '') : `${connectorConfig.name ?? ''}-${task}`;
+    const named = (connectorConfig['offsets.storage.topic'] ?? '').trim() !== '';
+    if (open === undefined || (!named && !this.exactlyOnceSourceEnabled())) return this.o.offsets;
     // A task's config was resolved when it started (startTask); the herder passes the stored one.
     const resolved =
       task === undefined ? this.o.config.transformer.transform(connectorConfig) : connectorConfig;
+    const own = this.ownOffsetsTopic(resolved);
+    if (own === null) return this.o.offsets;
+    const fallback = own.withWorkerStore ? this.o.offsets : null;
+    const owner = task === undefined ? (connectorConfig.name ?? '') : `${connectorConfig.name ?? ''}-${task}`;
     const worker = this.o.config.raw;
     // The consumer reads read_committed unless the settings say otherwise; under exactly-once, whatever they say
     // (Kafka's regularSourceOffsetsConsumerConfigs and exactlyOnceSourceOffsetsConsumerConfigs).
@@ -339,8 +351,8 @@ export class Worker {
       ...this.o.clientOptions,
       clientId: `connector-dlq-producer-${id.connector}-${id.task}`,
       ...TASK_PRODUCER_DEFAULTS,
-      ...producerOverrides(this.o.config.raw, config),
       bootstrapServers: this.o.config.bootstrapServers,
+      ...producerOverrides(this.o.config.raw, config),
     });
   }
 
@@ -361,8 +373,8 @@ export class Worker {
       // Kafka's Worker.sinkTaskReporters names this admin so, without the task id (the worker's and the
       // connector's client.id keys replace it).
       clientId: 'connector-dlq-adminclient-',
-      ...adminOverrides(this.o.config.raw, connectorConfig),
       bootstrapServers: this.o.config.bootstrapServers,
+      ...adminOverrides(this.o.config.raw, connectorConfig),
     });
     try {
       if ((await admin.listTopics()).includes(topic)) return;
