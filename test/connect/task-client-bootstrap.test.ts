@@ -4,8 +4,9 @@
 // to another cluster than the worker's, its own offsets topic then lives on that cluster (read and created by its
 // consumer and admin there), and, the clusters differing, the worker's offsets topic of the same name is a second
 // store that gets a copy (Kafka's sameOffsetTopicAsWorker compares the bootstrap servers too). A sink's consumer
-// reads from the cluster its override names. Two single-node brokers: the worker's (A) and the other (B). Before,
-// the key was ignored: every task client went to A.
+// reads from the cluster its override names, and the offsets endpoint reads its group there with the connector's
+// admin settings. Two single-node brokers: the worker's (A) and the other (B). Before, the key was ignored: every
+// task client went to A.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -102,6 +103,7 @@ test("task clients go to the cluster their bootstrap.servers override names, as 
       file: output,
       topics: 'remote-out',
       'consumer.override.bootstrap.servers': bootB,
+      'admin.override.bootstrap.servers': bootB,
     },
   });
   assert.equal(sink.status, 201, JSON.stringify(sink.body));
@@ -114,6 +116,16 @@ test("task clients go to the cluster their bootstrap.servers override names, as 
     if (text === 'one\ntwo\n') break;
     const status = await rest(worker.restUrl, 'GET', '/connectors/remote-sink/status');
     assert.ok(Date.now() < deadline, `sink output ${JSON.stringify(text)}, ${JSON.stringify(status.body)}`);
+    await sleep(300);
+  }
+  // Its offsets, those of its group on B, read by the endpoint through the connector's admin settings (Kafka's
+  // Worker.sinkConnectorOffsets uses adminConfigs).
+  const offsetsDeadline = Date.now() + 30_000;
+  for (;;) {
+    const res = await rest(worker.restUrl, 'GET', '/connectors/remote-sink/offsets');
+    const offsets = (res.body as { offsets?: { offset: { kafka_offset: number } }[] }).offsets ?? [];
+    if (offsets.some((o) => o.offset.kafka_offset === 2)) break;
+    assert.ok(Date.now() < offsetsDeadline, `sink offsets: ${JSON.stringify(res.body)}`);
     await sleep(300);
   }
 });

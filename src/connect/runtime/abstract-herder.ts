@@ -102,10 +102,7 @@ export abstract class AbstractHerder {
 
   /** A sink connector's committed offsets: those of its consumer group. */
   protected async sinkOffsets(name: string, config: Record<string, string>): Promise<ConnectorOffset[]> {
-    const admin = new Admin({
-      ...this.worker.internalClientOptions,
-      bootstrapServers: this.worker.o.config.bootstrapServers,
-    });
+    const admin = this.worker.sinkOffsetsAdmin(name, config);
     try {
       const committed = await admin.listConsumerGroupOffsets(this.worker.sinkGroupId(name, config));
       return committed.map((o) => ({
@@ -140,10 +137,7 @@ export abstract class AbstractHerder {
         throw new RestError(400, 'Offsets of sink connectors need "kafka_offset" (a non-negative integer)');
       toSet.push({ topic, partition, offset });
     }
-    const admin = new Admin({
-      ...this.worker.internalClientOptions,
-      bootstrapServers: this.worker.o.config.bootstrapServers,
-    });
+    const admin = this.worker.sinkOffsetsAdmin(name, config);
     const group = this.worker.sinkGroupId(name, config);
     const results: PartitionResult[] = [];
     try {

@@ -341,6 +341,21 @@ export class Worker {
   }
 
   /**
+   * The admin client the offsets endpoints read and alter a sink connector's group with, as Kafka's
+   * Worker.sinkConnectorOffsets builds it (adminConfigs): named `connector-worker-adminclient-<name>`, the worker's
+   * unprefixed keys, then `admin.`, then the connector's `admin.override.` keys as the policy allows them, so it
+   * reaches the cluster and logs in as the connector's tasks' clients do. The caller closes it.
+   */
+  sinkOffsetsAdmin(name: string, connectorConfig: Readonly<Record<string, string>>): Admin {
+    return new Admin({
+      ...this.o.clientOptions,
+      clientId: `connector-worker-adminclient-${name}`,
+      bootstrapServers: this.o.config.bootstrapServers,
+      ...adminOverrides(this.o.config.raw, this.o.config.transformer.transform(connectorConfig)),
+    });
+  }
+
+  /**
    * A sink task's dead letter queue producer, the task's own (it closes it), built as Kafka's
    * Worker.sinkTaskReporters builds it: with the settings of a source task's producer, that is the worker's
    * `producer.` keys and then the connector's `producer.override.` ones (as the override policy allows them), so
