@@ -985,6 +985,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       s,
       epoch: s.epoch,
       offset: fetchOffsetOf(s)!,
+      // The leader epoch of the metadata, as Kafka's consumer: a broker that no longer leads in that epoch (or has
+      // not yet learned of it) answers FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH and the partition waits for
+      // newer metadata, instead of reading a log that may be truncated.
+      leaderEpoch: this.cluster.leaderEpochOf(s.topic, s.partition),
       fromReplica: s.readReplica,
     }));
     let session: FetchSession | undefined;
@@ -993,7 +997,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       session = this.sessions.get(node);
       if (session === undefined) this.sessions.set(node, (session = new FetchSession()));
       const p = session.plan(
-        sent.map((x) => ({ topic: x.s.topic, partition: x.s.partition, offset: x.offset })),
+        sent.map((x) => ({
+          topic: x.s.topic,
+          partition: x.s.partition,
+          offset: x.offset,
+          currentLeaderEpoch: x.leaderEpoch,
+        })),
       );
       const named = new Set(p.send.map((w) => tpKey(w.topic, w.partition)));
       plan = { ...p, send: sent.filter((x) => named.has(tpKey(x.s.topic, x.s.partition))) };
@@ -1025,10 +1034,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? ZERO_UUID,
         partitions: xs.map((x) => ({
           partition: x.s.partition,
-          // The leader epoch of the metadata, as Kafka's consumer: a broker that no longer leads in that epoch (or
-          // has not yet learned of it) answers FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH and the partition waits
-          // for newer metadata, instead of reading a log that may be truncated.
-          currentLeaderEpoch: this.cluster.leaderEpochOf(x.s.topic, x.s.partition),
+          currentLeaderEpoch: x.leaderEpoch,
           fetchOffset: BigInt(x.offset),
           lastFetchedEpoch: -1,
           logStartOffset: -1n,

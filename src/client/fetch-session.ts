@@ -1,6 +1,6 @@
 // The client side of a fetch session (KIP-227) with one broker. The first fetch is full (session id 0, epoch 0)
 // and the broker answers with a session id; later fetches are incremental: they name only partitions that are
-// new or whose fetch offset moved, list the partitions to drop as forgotten, and get back only partitions with
+// new or whose fetch offset or leader epoch changed, list the partitions to drop as forgotten, and get back only partitions with
 // something to say. A session error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) or a failed
 // request starts over with a full fetch. A broker that answers session id 0 keeps every fetch full.
 //
@@ -11,6 +11,8 @@ import { type TopicPartition, tpKey } from './requests.js';
 
 export interface WantedPartition extends TopicPartition {
   offset: number;
+  /** The leader epoch the fetch names for the partition (currentLeaderEpoch; -1 for none). */
+  currentLeaderEpoch: number;
 }
 
 export interface FetchPlan {
@@ -24,7 +26,7 @@ export interface FetchPlan {
 export class FetchSession {
   private id = 0;
   private epoch = 0;
-  /** What the broker holds for the session: partition -> fetch offset. */
+  /** What the broker holds for the session: partition -> fetch offset and leader epoch. */
   private known = new Map<string, WantedPartition>();
   private pending: Map<string, WantedPartition> | null = null;
   fullFetches = 0;
@@ -39,7 +41,7 @@ export class FetchSession {
       return { sessionId: 0, sessionEpoch: 0, send: wanted, forgotten: [] };
     }
     this.incrementalFetches++;
-    const send = wanted.filter((w) => this.known.get(tpKey(w.topic, w.partition))?.offset !== w.offset);
+    const send = wanted.filter((w) => changed(this.known.get(tpKey(w.topic, w.partition)), w));
     const forgotten = [...this.known]
       .filter(([k]) => !next.has(k))
       .map(([, p]) => ({ topic: p.topic, partition: p.partition }));
@@ -85,4 +87,18 @@ export class FetchSession {
     this.known = new Map();
     this.pending = null;
   }
+}
+
+/**
+ * Whether the broker must be told of a partition in an incremental fetch: it is new to the session, or what the
+ * session holds for it differs, its leader epoch included (Kafka's FetchSessionHandler compares the whole
+ * PartitionData). An idle partition keeps its offset: a new leader epoch learned after FENCED_LEADER_EPOCH must
+ * still reach the broker, or the session goes on fencing it at the old epoch for ever.
+ */
+function changed(known: WantedPartition | undefined, wanted: WantedPartition): boolean {
+  return (
+    known === undefined ||
+    known.offset !== wanted.offset ||
+    known.currentLeaderEpoch !== wanted.currentLeaderEpoch
+  );
 }
