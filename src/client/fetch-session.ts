@@ -1,8 +1,8 @@
 // The client side of a fetch session (KIP-227) with one broker. The first fetch is full (session id 0, epoch 0)
 // and the broker answers with a session id; later fetches are incremental: they name only partitions that are
-// new or whose fetch offset or leader epoch changed, list the partitions to drop as forgotten, and get back only partitions with
-// something to say. A session error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) or a failed
-// request starts over with a full fetch. A broker that answers session id 0 keeps every fetch full.
+// new or whose fetch offset or leader epoch changed, list the partitions to drop as forgotten, and get back only
+// partitions with something to say. A session error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) or a
+// failed request starts over with a full fetch. A broker that answers session id 0 keeps every fetch full.
 //
 // State changes only in plan() (what the broker will know once it answers) and in the outcome calls.
 
