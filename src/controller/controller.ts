@@ -289,6 +289,14 @@ export class Controller {
       sendUpdateMetadata: (brokers, tps, deleted) => this.sendUpdateMetadata(brokers, tps, deleted),
       readTopics: () => this.onTopicsChanged(),
       topicDeleted: (topic) => this.topicWatchers.delete(topic),
+      deletionStarted: (topic) => {
+        if (this.healer.noteTopicDeleting(topic))
+          this.queue.enqueue(
+            'selfHealingMoveFinished',
+            () => this.healer.afterMoveFinished(),
+            'selfHealingMoveFinished',
+          );
+      },
     });
     this.adminZnodes = new AdminZnodes(guarded);
     const clock = options.clock ?? systemClock;

@@ -265,10 +265,12 @@ export class SelfHealer {
         moving: new Map(),
         skipped: new Map(),
       };
-      // Only moves still running away from the broker count: the others finished, were cancelled or never began.
+      // Only moves still running away from the broker count: the others finished, were cancelled, never began or
+      // ended with their topic's deletion.
       for (const m of p.moving) {
         const entry = ctx.partition(m.tp);
-        if (entry !== undefined && isReassigning(entry.assignment) && entry.assignment.replicas.includes(id))
+        const running = entry !== undefined && isReassigning(entry.assignment) && !ctx.isDeleting(m.tp.topic);
+        if (running && entry.assignment.replicas.includes(id))
           f.moving.set(partitionKey(m.tp), { tp: m.tp, from: m.from });
       }
       this.failed.set(id, f);
@@ -348,6 +350,29 @@ export class SelfHealer {
         f.state = 'healed';
         this.host.core.logger.info(
           `self-healing: every replica of failed broker ${id} has moved to live brokers; its partitions are back to their replication factor`,
+        );
+      }
+    }
+    return touched;
+  }
+
+  /**
+   * The deletion of `topic` began. Its live replicas are deleted at once and a gone broker's only when that broker
+   * returns, so a move of the topic never finishes: it is over for self-healing now (else the broker stays
+   * `healing` and the throttles stay on every broker for as long as it is gone). Answers whether any move was
+   * self-healing's; then the controller queues afterMoveFinished.
+   */
+  noteTopicDeleting(topic: string): boolean {
+    let touched = false;
+    for (const [id, f] of this.failed) {
+      const ended = [...f.moving].filter(([, m]) => m.tp.topic === topic).map(([key]) => key);
+      if (ended.length === 0) continue;
+      for (const key of ended) f.moving.delete(key);
+      touched = true;
+      if (f.moving.size === 0 && f.state === 'healing') {
+        f.state = 'healed';
+        this.host.core.logger.info(
+          `self-healing: the moves away from failed broker ${id} ended with the deletion of topic ${topic}`,
         );
       }
     }
@@ -655,6 +680,8 @@ export class SelfHealer {
       }
       const next = change(current);
       if (next === null) return true;
+      // Nothing to write where there is no node (a deleted topic's throttles): creating one would outlive it.
+      if (!node.ok && Object.keys(next).length === 0) return true;
       const data = encodeEntityConfig(next);
       const write: Op = node.ok
         ? { op: 'set', path, data, version: node.value.stat.version }

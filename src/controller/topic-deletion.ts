@@ -50,6 +50,8 @@ export interface TopicDeletionHost {
   readTopics(): Promise<void>;
   /** The topic and its znodes are gone: the controller forgets what it kept for it (its watcher). */
   topicDeleted(topic: string): void;
+  /** The deletion of the topic began: its reassignments in flight will never finish (self-healing's among them). */
+  deletionStarted(topic: string): void;
 }
 
 /** Queues the named topics for deletion (those already queued keep their progress). */
@@ -150,6 +152,7 @@ export class TopicDeletionManager {
         progress.started = true;
         host.core.logger.info(`deleting topic ${topic}`);
         host.sendUpdateMetadata([...ctx.liveBrokers.keys()], tps, new Set([topic]));
+        host.deletionStarted(topic);
       }
       const pending = replicasOfTopic(entry).filter(
         (r) => !progress.deleted.has(replicaKey(r.broker, r.partition)),
