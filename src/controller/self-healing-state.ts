@@ -24,6 +24,11 @@ export interface PersistedMove {
   readonly tp: TopicPartition;
   /** The replicas before the move, in their order. */
   readonly from: readonly BrokerId[];
+  /**
+   * The replicas self-healing moves to; a reassignment to another target replaced its move. Null when the node
+   * was written before this was kept (the move then counts as self-healing's while it runs).
+   */
+  readonly to: readonly BrokerId[] | null;
 }
 
 export interface PersistedFailedBroker {
@@ -54,7 +59,12 @@ export function encodeSelfHealingState(state: SelfHealingState): Uint8Array {
   for (const [id, b] of [...state.brokers].sort(([x], [y]) => x - y)) {
     brokers[String(id)] = {
       failed_at_ms: String(b.failedAtMs),
-      moving: b.moving.map((m) => ({ topic: m.tp.topic, partition: m.tp.partition, from: m.from })),
+      moving: b.moving.map((m) => ({
+        topic: m.tp.topic,
+        partition: m.tp.partition,
+        from: m.from,
+        ...(m.to === null ? {} : { to: m.to }),
+      })),
     };
   }
   const throttles: Record<string, unknown> = {};
@@ -79,6 +89,7 @@ export function decodeSelfHealingState(bytes: Uint8Array): Decoded<SelfHealingSt
       const moving = b.objectArray('moving').map((m) => ({
         tp: { topic: m.string('topic'), partition: m.int('partition', { min: 0 }) as PartitionId },
         from: m.intArray('from', { min: 0 }) as BrokerId[],
+        to: m.has('to') ? (m.intArray('to', { min: 0 }) as BrokerId[]) : null,
       }));
       brokers.set(Number(key) as BrokerId, { failedAtMs: b.integerString('failed_at_ms'), moving });
     }

@@ -22,13 +22,14 @@
 // all of it is taken off again once nothing self-healing started is moving any more.
 
 import type { BrokerId, PartitionId } from '../common/ids.js';
-import type { TopicPartition } from './context.js';
+import type { ControllerContext, TopicPartition } from './context.js';
 import { type ControllerCore, partitionKey } from './controller-core.js';
-import { isReassigning } from './reassignment.js';
+import { isReassigning, targetReplicas } from './reassignment.js';
 import { reassign } from './reassignment-requests.js';
 import {
   decodeSelfHealingState,
   encodeSelfHealingState,
+  type PersistedMove,
   SELF_HEALING_STATE_PATH,
   type SelfHealingState,
 } from './self-healing-state.js';
@@ -125,8 +126,8 @@ interface FailedBroker {
   cancelTimer: (() => void) | null;
   /** The timer set is a retry of partitions an earlier round could not move (see heal). */
   retrying: boolean;
-  /** Partition key → the partition and its replicas before, for the moves this healer started away from the broker. */
-  readonly moving: Map<string, { readonly tp: TopicPartition; readonly from: readonly BrokerId[] }>;
+  /** Partition key → the partition, its replicas before and its target, for the moves started away from the broker. */
+  readonly moving: Map<string, PersistedMove>;
   /** Partition key → why its last round could not move the replica (no live broker to take it, ...). */
   readonly skipped: Map<string, string>;
 }
@@ -265,13 +266,10 @@ export class SelfHealer {
         moving: new Map(),
         skipped: new Map(),
       };
-      // Only moves still running away from the broker count: the others finished, were cancelled, never began or
-      // ended with their topic's deletion.
+      // Only moves still running away from the broker count: the others finished, were cancelled or replaced, never
+      // began or ended with their topic's deletion.
       for (const m of p.moving) {
-        const entry = ctx.partition(m.tp);
-        const running = entry !== undefined && isReassigning(entry.assignment) && !ctx.isDeleting(m.tp.topic);
-        if (running && entry.assignment.replicas.includes(id))
-          f.moving.set(partitionKey(m.tp), { tp: m.tp, from: m.from });
+        if (stillMoving(ctx, m, id)) f.moving.set(partitionKey(m.tp), m);
       }
       this.failed.set(id, f);
       if (ctx.liveBrokers.has(id)) {
@@ -439,10 +437,13 @@ export class SelfHealer {
       if (f.state !== 'waiting') this.host.core.logger.info(`self-healing: broker ${id} is back`);
       return;
     }
-    const pending = [...f.moving.values()].filter(({ tp }) => {
-      const entry = ctx.partition(tp);
-      return entry !== undefined && isReassigning(entry.assignment) && entry.assignment.replicas.includes(id);
-    });
+    // A move an operator's reassignment replaced is theirs now: it is left to end where they asked.
+    const pending = [...f.moving.values()].filter((m) => stillMoving(ctx, m, id));
+    const replaced = f.moving.size - pending.length;
+    if (replaced > 0)
+      this.host.core.logger.info(
+        `self-healing: ${replaced} moves away from broker ${id} are no longer its own (another reassignment replaced them); not cancelled`,
+      );
     this.host.core.logger.info(
       `self-healing: broker ${id} is back before its replicas finished moving; cancelling ${pending.length} moves`,
     );
@@ -484,7 +485,8 @@ export class SelfHealer {
     );
     // The moves are written down before they start (with the throttles), so a controller that takes over
     // mid-way knows them as self-healing's; one that never started is dropped at failover (not reassigning).
-    for (const m of plan.moves) f.moving.set(partitionKey(m.tp), { tp: m.tp, from: m.from });
+    for (const m of plan.moves)
+      f.moving.set(partitionKey(m.tp), { tp: m.tp, from: m.from, to: [...m.target] });
     await this.setThrottles(plan.moves);
     await this.persist();
     for (const m of plan.moves) {
@@ -702,6 +704,18 @@ export class SelfHealer {
     this.host.core.logger.warn(`self-healing: could not update the throttles in ${path}`);
     return false;
   }
+}
+
+/**
+ * True while self-healing's move `m` away from `broker` still runs as it was started: the partition is being
+ * reassigned to the move's target (not to another one an operator asked for since), and not being deleted.
+ */
+function stillMoving(ctx: ControllerContext, m: PersistedMove, broker: BrokerId): boolean {
+  const entry = ctx.partition(m.tp);
+  if (entry === undefined || !isReassigning(entry.assignment) || ctx.isDeleting(m.tp.topic)) return false;
+  if (!entry.assignment.replicas.includes(broker)) return false;
+  const target = targetReplicas(entry.assignment);
+  return m.to === null || (target.length === m.to.length && target.every((r, i) => r === m.to![i]));
 }
 
 function addEntries(existing: string | undefined, entries: ReadonlySet<string>, added: Set<string>): string {

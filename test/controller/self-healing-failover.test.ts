@@ -88,10 +88,10 @@ test('moves started by an earlier controller are cancelled by the new one when t
   assert.equal((await topicConfig(cluster))['follower.replication.throttled.replicas'], '0:3,1:3');
   const state = await persisted(cluster);
   assert.deepEqual(
-    state.brokers.get(4 as BrokerId)?.moving.map((m) => [m.tp.partition, m.from]),
+    state.brokers.get(4 as BrokerId)?.moving.map((m) => [m.tp.partition, m.from, m.to]),
     [
-      [0, [1, 2, 4]],
-      [1, [4, 1, 2]],
+      [0, [1, 2, 4], [1, 2, 3]],
+      [1, [4, 1, 2], [3, 1, 2]],
     ],
   );
 
