@@ -474,7 +474,9 @@ export class SelfHealer {
       const other = this.failed.get(b);
       return other !== undefined && this.host.monotonicMs() - other.sinceMs >= timeoutMs;
     };
-    const plan = planReplacements(ctx, id, expired);
+    // A move of self-healing's own whose new replica is on this broker is planned again from its target.
+    const ownMove = (tp: TopicPartition) => this.ownerOf(ctx, tp) !== null;
+    const plan = planReplacements(ctx, id, expired, ownMove);
     if (plan.moves.length === 0 && plan.skipped.length === 0) {
       if (f.moving.size === 0) f.state = 'healed';
       return;
@@ -485,17 +487,27 @@ export class SelfHealer {
     );
     // The moves are written down before they start (with the throttles), so a controller that takes over
     // mid-way knows them as self-healing's; one that never started is dropped at failover (not reassigning).
-    for (const m of plan.moves)
-      f.moving.set(partitionKey(m.tp), { tp: m.tp, from: m.from, to: [...m.target] });
+    // A move planned again stays its first owner's, with its replicas from before the first move: that broker
+    // returning cancels it back to them.
+    const owners = new Map<string, { moving: FailedBroker['moving']; before: PersistedMove | undefined }>();
+    for (const m of plan.moves) {
+      const key = partitionKey(m.tp);
+      const owner = this.ownerOf(ctx, m.tp) ?? f;
+      const before = owner.moving.get(key);
+      owners.set(key, { moving: owner.moving, before });
+      owner.moving.set(key, { tp: m.tp, from: before?.from ?? m.from, to: [...m.target] });
+    }
     await this.setThrottles(plan.moves);
     await this.persist();
     for (const m of plan.moves) {
       if (core.ctx !== ctx) return;
       const key = partitionKey(m.tp);
+      const { moving, before } = owners.get(key)!;
       const problem = await reassign(core, m.tp, m.target);
       const entry = ctx.partition(m.tp);
       if (problem !== null) {
-        f.moving.delete(key);
+        if (before === undefined) moving.delete(key);
+        else moving.set(key, before);
         plan.skipped.push({ tp: m.tp, reason: problem.errorMessage ?? `error ${problem.errorCode}` });
         continue;
       }
@@ -504,7 +516,7 @@ export class SelfHealer {
         `self-healing: ${m.tp.topic}-${m.tp.partition} [${m.from.join(',')}] -> [${m.target.join(',')}] (replacing failed broker ${id})`,
       );
       // A move that finished at once was taken off the list by noteFinished already.
-      if (entry === undefined || !isReassigning(entry.assignment)) f.moving.delete(key);
+      if (entry === undefined || !isReassigning(entry.assignment)) moving.delete(key);
     }
     f.skipped.clear();
     for (const s of plan.skipped) {
@@ -527,6 +539,16 @@ export class SelfHealer {
     }
     await this.persist();
     await this.clearThrottlesWhenIdle();
+  }
+
+  /** The failed broker whose self-healing move of `tp` still runs as it was started; null when none. */
+  private ownerOf(ctx: ControllerContext, tp: TopicPartition): FailedBroker | null {
+    const key = partitionKey(tp);
+    for (const [id, f] of this.failed) {
+      const m = f.moving.get(key);
+      if (m !== undefined && stillMoving(ctx, m, id)) return f;
+    }
+    return null;
   }
 
   // ---- throttles ------------------------------------------------------------------------------------------
@@ -774,16 +796,18 @@ interface PlanContext {
  * A partition that also has a replica on another gone broker is moved off both at once when that broker's
  * timeout has ended too (`expired`): a reassignment finishes only once every target replica is in the ISR, so
  * replacing one at a time would leave a move waiting for the other gone broker. While the other's timeout runs,
- * the partition waits for it.
+ * the partition waits for it. A move of self-healing's own (`ownMove`) whose new replica is on `failed` is planned
+ * again from its target, since it could finish only once that broker returned.
  */
 export function planReplacements(
   ctx: PlanContext,
   failed: BrokerId,
   expired: (broker: BrokerId) => boolean = () => false,
+  ownMove: (tp: TopicPartition) => boolean = () => false,
 ): { moves: Move[]; skipped: { tp: TopicPartition; reason: string }[] } {
   const load = new Map<BrokerId, number>();
   for (const id of ctx.liveBrokers.keys()) load.set(id, 0);
-  const affected: { tp: TopicPartition; replicas: readonly BrokerId[] }[] = [];
+  const affected: { tp: TopicPartition; replicas: readonly BrokerId[]; holding: readonly BrokerId[] }[] = [];
   const skipped: { tp: TopicPartition; reason: string }[] = [];
   for (const { topic, partition, entry } of ctx.allPartitions()) {
     const a = entry.assignment;
@@ -791,17 +815,22 @@ export function planReplacements(
     if (!a.replicas.includes(failed) || ctx.isDeleting(topic)) continue;
     const tp = { topic, partition };
     if (a.addingReplicas.length > 0 || a.removingReplicas.length > 0) {
-      skipped.push({ tp, reason: 'a reassignment is in progress' });
+      // Self-healing's own move to the failed broker could finish only once it returns: its target is planned
+      // again (every broker of the reassignment kept out of the choice).
+      if (a.addingReplicas.includes(failed) && ownMove(tp)) {
+        const target = a.replicas.filter((r) => !a.removingReplicas.includes(r));
+        affected.push({ tp, replicas: target, holding: a.replicas });
+      } else skipped.push({ tp, reason: 'a reassignment is in progress' });
       continue;
     }
-    affected.push({ tp, replicas: a.replicas });
+    affected.push({ tp, replicas: a.replicas, holding: a.replicas });
   }
   affected.sort((x, y) =>
     x.tp.topic === y.tp.topic ? x.tp.partition - y.tp.partition : x.tp.topic < y.tp.topic ? -1 : 1,
   );
   const rackOf = (b: BrokerId) => ctx.liveBrokers.get(b)?.registration.rack ?? null;
   const moves: Move[] = [];
-  for (const { tp, replicas } of affected) {
+  for (const { tp, replicas, holding } of affected) {
     const gone = replicas.filter((r) => r !== failed && !ctx.liveBrokers.has(r));
     const waiting = gone.filter((r) => !expired(r));
     if (waiting.length > 0) {
@@ -818,7 +847,7 @@ export function planReplacements(
         .map(rackOf)
         .filter((r): r is string => r !== null),
     );
-    const candidates = [...ctx.liveBrokers.keys()].filter((b) => !replicas.includes(b));
+    const candidates = [...ctx.liveBrokers.keys()].filter((b) => !holding.includes(b));
     if (candidates.length < replaced.size) {
       skipped.push({ tp, reason: 'no live broker outside the partition to take the replica' });
       continue;

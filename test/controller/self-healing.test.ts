@@ -279,3 +279,30 @@ test('replacements go to a rack the partition does not use, then to the least lo
   }
   assert.deepEqual([...counts.values()], [6, 6], 'the two rack-c brokers share the load');
 });
+
+test('a move whose new replica dies too is moved again once that broker has been gone the timeout', async () => {
+  const { cluster, controller, timers } = await setup([[4, 1, 2]]);
+  await cluster.addBroker(5, 'a');
+  cluster.killBroker(4);
+  await settle(controller);
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3]);
+  // The broker taking the replica dies before it caught up: the move cannot finish while it is gone.
+  cluster.killBroker(3);
+  await settle(controller);
+  cluster.clock.advance(TIMEOUT_MS);
+  while (timers.length > 0) timers.shift()!.run();
+  await settle(controller);
+  const moved = await replicas(cluster, 0);
+  assert.deepEqual(moved.addingReplicas, [5], 'the replica goes to a live broker instead');
+  assert.deepEqual(moved.replicas.slice(0, 3), [5, 1, 2]);
+  // The move is still the first failed broker's: its return cancels it back to the replicas from before.
+  await cluster.addBroker(4, 'c');
+  await settle(controller);
+  assert.deepEqual(await replicas(cluster, 0), {
+    replicas: [4, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+});
