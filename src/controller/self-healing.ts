@@ -126,7 +126,7 @@ interface FailedBroker {
   cancelTimer: (() => void) | null;
   /** The timer set is a retry of partitions an earlier round could not move (see heal). */
   retrying: boolean;
-  /** Partition key → the partition, its replicas before and its target, for the moves started away from the broker. */
+  /** Partition key → the partition, its replicas before and its target, for the moves started away from a broker. */
   readonly moving: Map<string, PersistedMove>;
   /** Partition key → why its last round could not move the replica (no live broker to take it, ...). */
   readonly skipped: Map<string, string>;
