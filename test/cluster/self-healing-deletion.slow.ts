@@ -7,48 +7,25 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
-import { Producer } from '../../src/client/producer.js';
 import { agreedController, waitFor, waitForInSync } from '../helpers/cluster.js';
-import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { preload, startThrottledHealingCluster, throttledBrokers } from '../helpers/self-healing-cluster.js';
+import type { TestCluster } from '../helpers/test-cluster.js';
 
-const FAILURE_TIMEOUT_MS = 3000;
 const PARTITIONS = 4;
 /** Records of 50 kB: 1.2 MB a partition, which the 100 kB/s throttle takes seconds to copy. */
 const PRELOADED = 96;
-const RATE_KEY = 'leader.replication.throttled.rate';
 
 describe('self-healing of a topic deleted while its replicas move (four brokers, ZooKeeper)', () => {
   let cluster: TestCluster;
   let admin: Admin | undefined;
 
   before(async () => {
-    cluster = await startCluster({
-      brokers: 4,
-      overrides: {
-        'zookeeper.session.timeout.ms': 6000,
-        'min.insync.replicas': 2,
-        'brook.self.healing.broker.failure.timeout.ms': FAILURE_TIMEOUT_MS,
-        'brook.self.healing.replication.throttled.rate': 100_000,
-        'replication.quota.window.num': 2,
-        'auto.leader.rebalance.enable': false,
-      },
-    });
+    cluster = await startThrottledHealingCluster(2);
   });
   after(async () => {
     await admin?.close();
     await cluster?.stop();
   });
-
-  /** The brokers among `ids` whose throttle rate is one set dynamically (by self-healing here). */
-  async function rated(ids: readonly number[]): Promise<number[]> {
-    const out: number[] = [];
-    for (const id of ids) {
-      const [r] = await admin!.describeConfigs([{ type: 'broker', name: String(id), keys: [RATE_KEY] }]);
-      const source = r!.configs.find((c) => c.name === RATE_KEY)?.source;
-      if (source === 'DYNAMIC_BROKER_CONFIG') out.push(id);
-    }
-    return out;
-  }
 
   it('takes its throttles off once the moving topic is deleted, the failed broker still gone', async () => {
     const controllerId = await agreedController(cluster.brokers);
@@ -60,13 +37,7 @@ describe('self-healing of a topic deleted while its replicas move (four brokers,
     const created = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 3 }]);
     assert.equal(created[0]!.error, null);
     await waitForInSync(admin, topic, PARTITIONS, 3);
-    const loader = new Producer({ bootstrapServers: cluster.bootstrap, acks: -1 });
-    try {
-      const value = Buffer.alloc(50_000, 1);
-      for (let i = 0; i < PRELOADED; i++) await loader.send({ topic, partition: i % PARTITIONS, value });
-    } finally {
-      await loader.close();
-    }
+    await preload(cluster, topic, PARTITIONS, PRELOADED);
     const victim = [0, 1, 2, 3].find((id) => id !== controllerId)!;
     const live = [0, 1, 2, 3].filter((id) => id !== victim);
     await cluster.brokers[victim]!.kill();
@@ -75,12 +46,12 @@ describe('self-healing of a topic deleted while its replicas move (four brokers,
       async () => ((await admin!.listPartitionReassignments()).length > 0 ? true : undefined),
       60_000,
     );
-    assert.ok((await rated(live)).length > 0, 'self-healing throttles the moves');
+    assert.ok((await throttledBrokers(admin!, live)).length > 0, 'self-healing throttles the moves');
     const deleted = await admin.deleteTopics([topic]);
     assert.equal(deleted[0]!.error, null);
     await waitFor(
       'the throttle rates off the live brokers',
-      async () => ((await rated(live)).length === 0 ? true : undefined),
+      async () => ((await throttledBrokers(admin!, live)).length === 0 ? true : undefined),
       20_000,
     );
     const log = cluster.brokers[controllerId]!.log();
@@ -94,6 +65,10 @@ describe('self-healing of a topic deleted while its replicas move (four brokers,
         cluster.brokers[controllerId]!.log().includes(`deleted topic ${topic}`) ? true : undefined,
       60_000,
     );
-    assert.deepEqual(await rated(live), [], 'no throttle rate back once the broker returned');
+    assert.deepEqual(
+      await throttledBrokers(admin!, live),
+      [],
+      'no throttle rate back once the broker returned',
+    );
   });
 });

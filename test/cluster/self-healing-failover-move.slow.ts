@@ -5,35 +5,28 @@
 // over from /brook_self_healing, they finish, every partition is on two in-sync live replicas and the throttle
 // rates self-healing set are taken off again.
 
-import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
-import { Producer } from '../../src/client/producer.js';
-import { agreedController, waitFor, waitForInSync } from '../helpers/cluster.js';
-import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { agreedController, waitFor } from '../helpers/cluster.js';
+import {
+  createOnVictimAndOther,
+  startThrottledHealingCluster,
+  throttledBrokers,
+  waitForMovesTo,
+  waitForTwoInSyncOn,
+} from '../helpers/self-healing-cluster.js';
+import type { TestCluster } from '../helpers/test-cluster.js';
 
-const FAILURE_TIMEOUT_MS = 3000;
 const PARTITIONS = 4;
 /** Records of 50 kB: 2 MB a partition, which the 100 kB/s throttle takes many seconds to copy. */
 const PRELOADED = 160;
-const RATE_KEY = 'leader.replication.throttled.rate';
 
 describe('self-healing across a controller failover mid-move (four brokers, ZooKeeper)', () => {
   let cluster: TestCluster;
   let admin: Admin | undefined;
 
   before(async () => {
-    cluster = await startCluster({
-      brokers: 4,
-      overrides: {
-        'zookeeper.session.timeout.ms': 6000,
-        'min.insync.replicas': 1,
-        'brook.self.healing.broker.failure.timeout.ms': FAILURE_TIMEOUT_MS,
-        'brook.self.healing.replication.throttled.rate': 100_000,
-        'replication.quota.window.num': 2,
-        'auto.leader.rebalance.enable': false,
-      },
-    });
+    cluster = await startThrottledHealingCluster(1);
   });
   after(async () => {
     await admin?.close();
@@ -43,65 +36,17 @@ describe('self-healing across a controller failover mid-move (four brokers, ZooK
   it('the new controller finishes the moves and takes the throttles off', async () => {
     const c = await agreedController(cluster.brokers);
     admin = new Admin({ bootstrapServers: cluster.brokers[c]!.bootstrap, clientId: 'failover-move-test' });
-    const [v, o, t] = [0, 1, 2, 3].filter((id) => id !== c) as [number, number, number];
     const topic = 'handed-over';
-    const spread = (n: number, replicas: number[]) =>
-      Object.fromEntries(Array.from({ length: n }, (_, p) => [p, replicas]));
-    const created = await admin.createTopics([
-      { topic, replicaAssignment: spread(PARTITIONS, [v, o]) },
-      { topic: 'ballast', replicaAssignment: spread(8, [c, o]) },
-    ]);
-    assert.deepEqual(
-      created.map((r) => r.error),
-      [null, null],
-    );
-    await waitForInSync(admin, topic, PARTITIONS, 2);
-    const loader = new Producer({ bootstrapServers: cluster.bootstrap, acks: -1 });
-    try {
-      const value = Buffer.alloc(50_000, 1);
-      for (let i = 0; i < PRELOADED; i++) await loader.send({ topic, partition: i % PARTITIONS, value });
-    } finally {
-      await loader.close();
-    }
+    const { v, o, t } = await createOnVictimAndOther(cluster, admin, c, topic, PARTITIONS, PRELOADED);
     await cluster.brokers[v]!.kill();
-    await waitFor(
-      `self-healing moving the replicas to broker ${t}`,
-      async () => {
-        const list = await admin!.listPartitionReassignments();
-        return list.length > 0 && list.every((r) => r.addingReplicas.join(',') === String(t))
-          ? true
-          : undefined;
-      },
-      60_000,
-    );
+    await waitForMovesTo(admin, t);
     await cluster.brokers[c]!.kill();
     await admin.close();
     admin = new Admin({ bootstrapServers: cluster.brokers[o]!.bootstrap, clientId: 'failover-move-test' });
-    await waitFor(
-      'every partition on two in-sync replicas on live brokers',
-      async () => {
-        const [d] = await admin!.describeTopics([topic]);
-        const ps = d!.partitions;
-        return ps.length === PARTITIONS &&
-          ps.every(
-            (p) =>
-              p.replicas.length === 2 && p.isr.length === 2 && p.replicas.every((r) => r === t || r === o),
-          )
-          ? true
-          : undefined;
-      },
-      90_000,
-    );
+    await waitForTwoInSyncOn(admin, topic, PARTITIONS, [t, o]);
     await waitFor(
       'the throttle rates off the live brokers',
-      async () => {
-        for (const id of [o, t]) {
-          const [r] = await admin!.describeConfigs([{ type: 'broker', name: String(id), keys: [RATE_KEY] }]);
-          if (r!.configs.find((x) => x.name === RATE_KEY)?.source === 'DYNAMIC_BROKER_CONFIG')
-            return undefined;
-        }
-        return true;
-      },
+      async () => ((await throttledBrokers(admin!, [o, t])).length === 0 ? true : undefined),
       60_000,
     );
   });

@@ -7,11 +7,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
-import { Producer } from '../../src/client/producer.js';
 import { agreedController, waitFor, waitForInSync } from '../helpers/cluster.js';
-import { startCluster, type TestCluster } from '../helpers/test-cluster.js';
+import { preload, startThrottledHealingCluster } from '../helpers/self-healing-cluster.js';
+import type { TestCluster } from '../helpers/test-cluster.js';
 
-const FAILURE_TIMEOUT_MS = 3000;
 const PARTITIONS = 4;
 /** Records of 50 kB: 2 MB a partition, which the 100 kB/s throttle takes many seconds to copy. */
 const PRELOADED = 160;
@@ -21,17 +20,7 @@ describe("self-healing leaves an operator's reassignment alone (four brokers, Zo
   let admin: Admin | undefined;
 
   before(async () => {
-    cluster = await startCluster({
-      brokers: 4,
-      overrides: {
-        'zookeeper.session.timeout.ms': 6000,
-        'min.insync.replicas': 2,
-        'brook.self.healing.broker.failure.timeout.ms': FAILURE_TIMEOUT_MS,
-        'brook.self.healing.replication.throttled.rate': 100_000,
-        'replication.quota.window.num': 2,
-        'auto.leader.rebalance.enable': false,
-      },
-    });
+    cluster = await startThrottledHealingCluster(2);
   });
   after(async () => {
     await admin?.close();
@@ -48,13 +37,7 @@ describe("self-healing leaves an operator's reassignment alone (four brokers, Zo
     const created = await admin.createTopics([{ topic, numPartitions: PARTITIONS, replicationFactor: 3 }]);
     assert.equal(created[0]!.error, null);
     await waitForInSync(admin, topic, PARTITIONS, 3);
-    const loader = new Producer({ bootstrapServers: cluster.bootstrap, acks: -1 });
-    try {
-      const value = Buffer.alloc(50_000, 1);
-      for (let i = 0; i < PRELOADED; i++) await loader.send({ topic, partition: i % PARTITIONS, value });
-    } finally {
-      await loader.close();
-    }
+    await preload(cluster, topic, PARTITIONS, PRELOADED);
     const victim = [0, 1, 2, 3].find((id) => id !== controllerId)!;
     await cluster.brokers[victim]!.kill();
     const moving = await waitFor(
