@@ -188,8 +188,10 @@ export class MirrorMaker {
       offsets,
       loggers: this.loggers,
       clientOptions: security,
-      openOffsetsTopic(topic, clients) {
-        return new TopicOffsetStore(logs.offsets(topic, clients));
+      async openOffsetsTopic(topic, clients) {
+        const store = new TopicOffsetStore(logs.offsets(topic, clients));
+        await store.start();
+        return store;
       },
     });
     // Kafka's flow prefix: the leader's URL with it is where followers send the flow's internal requests.

@@ -14,13 +14,7 @@ export class ConnectorOffsetStore implements OffsetStore {
     readonly secondary: OffsetStore | null,
     /** Stops the primary store when it is its holder's alone (a task's), else nothing. */
     private readonly onRelease: () => Promise<void> = async () => {},
-    /** Opens the primary store when its holder opens it (a task, when it starts), else nothing. */
-    private readonly onStart: () => Promise<void> = async () => {},
   ) {}
-
-  start(): Promise<void> {
-    return this.onStart();
-  }
 
   release(): Promise<void> {
     return this.onRelease();

@@ -21,8 +21,6 @@ export interface OffsetStore {
   ): Promise<void>;
   /** Whether the store holds the partition (a removed one included until it is forgotten). */
   has(connector: string, partition: SourcePartition): boolean;
-  /** Opens the store, before its first read, where its holder opens it (a task's own offsets topic). */
-  start?(): Promise<void>;
   /** Reads what other workers wrote, to the end (stores kept in a topic). */
   refresh?(): Promise<void>;
   /** Frees what the store holds for the one that asked for it (a task's own offsets topic clients). */

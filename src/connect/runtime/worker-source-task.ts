@@ -92,8 +92,6 @@ export class WorkerSourceTask extends WorkerTask {
   /** The commitRecord calls of acknowledged batches, one batch after another. */
   private commits: Promise<void> = Promise.resolve();
   protected readonly log: Logger;
-  /** While the task's own offsets store opens: a stop closes it (Kafka's cancel closes the offset reader). */
-  private openingOffsets = false;
 
   constructor(
     d: TaskDeps,
@@ -119,18 +117,8 @@ export class WorkerSourceTask extends WorkerTask {
     this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
   }
 
-  /**
-   * Opens the task's own offsets store if it has one (Kafka's AbstractWorkerSourceTask.initializeAndStart: in the
-   * task's loop, so a store that cannot open fails this task alone), reads the stored offsets to their end
-   * (distributed mode), then initializes and starts the task.
-   */
+  /** Reads the stored offsets to their end (distributed mode), then initializes and starts the task. */
   protected async startTask(transactionContext: TransactionContext | null = null): Promise<void> {
-    this.openingOffsets = true;
-    try {
-      await this.offsets.start?.();
-    } finally {
-      this.openingOffsets = false;
-    }
     await this.offsets.refresh?.();
     this.task.initialize({
       configs: () => this.d.taskConfig,
@@ -140,10 +128,6 @@ export class WorkerSourceTask extends WorkerTask {
     });
     await this.task.start(this.d.taskConfig);
     this.log.info(`${this} Source task finished initialization and start`);
-  }
-
-  protected override wakeForStop(): void {
-    if (this.openingOffsets) void this.offsets.release?.().catch(() => {});
   }
 
   protected async runLoop(): Promise<void> {

@@ -47,8 +47,10 @@ export async function startDistributed(
     plugins,
     offsets,
     loggers,
-    openOffsetsTopic(topic, clients) {
-      return new TopicOffsetStore(logs.offsets(topic, clients));
+    async openOffsetsTopic(topic, clients) {
+      const store = new TopicOffsetStore(logs.offsets(topic, clients));
+      await store.start();
+      return store;
     },
   });
   let url = '';
