@@ -126,7 +126,7 @@ export class StandbyUpdater {
       this.tasks.delete(id);
       this.checkpoint(task);
       for (const s of task.stores) {
-        const changelogPartition = `${s.changelog}:${task.partition}`;
+        const changelogPartition = partitionKey({ topic: s.changelog, partition: task.partition });
         if (s.persistent) s.engine.close();
         else
           handed.set(s.name, {
@@ -238,8 +238,9 @@ export class StandbyUpdater {
       mkdirSync(dir, { recursive: true });
       const engine = openEngine(builder, dir);
       const changelog = source ?? changelogTopicName(this.config.applicationId, name);
-      const saved = engine.reopened ? checkpoint.get(`${changelog}:${partition}`) : undefined;
-      if (saved !== undefined) task.offsets.set(`${changelog}:${partition}`, saved);
+      const key = partitionKey({ topic: changelog, partition });
+      const saved = engine.reopened ? checkpoint.get(key) : undefined;
+      if (saved !== undefined) task.offsets.set(key, saved);
       task.stores.push({
         name,
         changelog,
@@ -269,7 +270,7 @@ export class StandbyUpdater {
     for (const s of task.stores) {
       if (!s.persistent) continue;
       s.engine.flush();
-      const key = `${s.changelog}:${task.partition}`;
+      const key = partitionKey({ topic: s.changelog, partition: task.partition });
       const at = task.offsets.get(key);
       if (at !== undefined) offsets.set(key, at);
     }
@@ -344,7 +345,7 @@ export class StandbyUpdater {
         const store = task?.stores.find((s) => s.changelog === r.topic);
         // Released meanwhile: the active task restores this record itself.
         if (task === undefined || store === undefined) continue;
-        const key = `${r.topic}:${r.partition}`;
+        const key = partitionKey(r);
         if (store.fromSource && r.offset >= (this.limits.get(key) ?? 0)) {
           // Past what the active task has committed: wait here (the batch's later records of the partition too).
           if (!this.atLimit.has(key)) {
@@ -356,7 +357,7 @@ export class StandbyUpdater {
           continue;
         }
         restoreInto(store.engine, store.timestamped, r.key, r.value, r.timestamp);
-        task.offsets.set(`${r.topic}:${r.partition}`, r.offset);
+        task.offsets.set(key, r.offset);
         this.applied++;
       }
       if (Date.now() - this.lastCheckpointMs >= this.config.commitIntervalMs) {
@@ -478,7 +479,7 @@ export class StandbyUpdater {
     if (behind === 0) throw error;
     for (const task of corrupted) {
       for (const store of task.stores) {
-        const key = `${store.changelog}:${task.partition}`;
+        const key = partitionKey({ topic: store.changelog, partition: task.partition });
         wipeCorruptedState(store.engine, this.config.processingGuarantee === 'exactly_once_v2');
         task.offsets.delete(key);
         const start = starts.get(key);
