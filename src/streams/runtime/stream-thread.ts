@@ -214,6 +214,8 @@ export class StreamThread {
   private rebalanceInProgress = false;
   /** When this generation's warm-up replicas are probed: a rebalance is asked for then (KIP-441). */
   private probeAtMs: number | null = null;
+  /** The source topics that stores are restored from (reuse.ktable.source.topics); the topology is built. */
+  private readonly sourceChangelogTopics: ReadonlySet<string>;
 
   constructor(
     index: number,
@@ -228,6 +230,7 @@ export class StreamThread {
     const cacheBytes = Math.floor(config.cacheMaxBytes / config.numStreamThreads);
     this.cacheBudget = cacheBytes > 0 ? new CacheBudget(cacheBytes) : null;
     this.eos = config.processingGuarantee === 'exactly_once_v2';
+    this.sourceChangelogTopics = new Set(topology.sourceChangelogs.values());
     this.purger = new RepartitionPurger(config, this.name, (m) => this.hooks.log(`${this.name}: ${m}`));
     this.consumer = new Consumer({
       // The properties' consumer keys first (client-configs.ts), then what Streams sets itself.
@@ -613,9 +616,8 @@ export class StreamThread {
         this.committedRepartition.set(`${o.topic}:${o.partition}`, o.offset);
     // A store restored from its source topic holds that topic up to the record before the committed offset
     // (Kafka's StreamTask.checkpointableOffsets: the consumed offsets of source changelogs).
-    const sourceChangelogs = new Set(this.topology.sourceChangelogs.values());
     for (const o of offsets)
-      if (sourceChangelogs.has(o.topic)) this.changelogOffsets.set(partitionKey(o), o.offset - 1);
+      if (this.sourceChangelogTopics.has(o.topic)) this.changelogOffsets.set(partitionKey(o), o.offset - 1);
     this.consumed.clear();
     if (!this.eos) for (const task of this.tasks.values()) this.checkpoint(task);
     this.lastCommitMs = Date.now();
@@ -939,14 +941,13 @@ export class StreamThread {
       // A store restored from its source topic stops at the group's committed offset (none: 0), where its task
       // goes on processing: Kafka's StoreChangelogReader restores a source changelog up to
       // min(end offset, committed offset).
-      const sourceChangelogs = new Set(this.topology.sourceChangelogs.values());
-      const fromSources = targets.filter((t) => sourceChangelogs.has(t.tp.topic)).map((t) => t.tp);
+      const fromSources = targets.filter((t) => this.sourceChangelogTopics.has(t.tp.topic)).map((t) => t.tp);
       const committed = fromSources.length === 0 ? new Map() : await this.consumer.committed(fromSources);
       const pending = new Map<string, PendingRestore>();
       for (const t of targets) {
         const key = `${t.tp.topic}:${t.tp.partition}`;
         let end = endOf.get(key) ?? 0;
-        if (sourceChangelogs.has(t.tp.topic))
+        if (this.sourceChangelogTopics.has(t.tp.topic))
           end = Math.min(end, Math.max(0, committed.get(tpKey(t.tp.topic, t.tp.partition)) ?? 0));
         endOf.set(key, end);
         if (end <= (t.from ?? 0)) continue;
