@@ -111,9 +111,15 @@ export function adminClientId(clientId: string | undefined): string {
   return `adminclient-${++generatedClientIds.admin}`;
 }
 
+/** A bootstrap.servers list as Kafka parses it: comma-separated, each entry trimmed, empty ones dropped. */
+export function bootstrapServerList(servers: string | readonly string[]): string[] {
+  return (typeof servers === 'string' ? servers.split(',') : servers)
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
 export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
-  const servers = typeof o.bootstrapServers === 'string' ? o.bootstrapServers.split(',') : o.bootstrapServers;
-  const bootstrapServers = servers.map((s) => s.trim()).filter((s) => s.length > 0);
+  const bootstrapServers = bootstrapServerList(o.bootstrapServers);
   if (bootstrapServers.length === 0) throw new ConfigError('bootstrapServers is empty');
   return {
     bootstrapServers,

@@ -12,6 +12,7 @@ import {
 } from '../../client/client-properties.js';
 import { ConfigError } from '../../client/errors.js';
 import type { ConsumerOptions, ProducerOptions } from '../../client/index.js';
+import { bootstrapServerList } from '../../client/options.js';
 import { PRODUCER_TIMEOUT_MS_MAX } from '../../client/producer-settings.js';
 import { securityOptionsFromProperties } from '../../client/security-config.js';
 import { ConfigException, ConnectException } from '../errors.js';
@@ -51,10 +52,7 @@ function layered(layers: PropertyLayer[], key: string): string | undefined {
 
 /** A bootstrap.servers list as Kafka parses it (comma-separated, each entry trimmed), as Brook's clients take it. */
 function bootstrapList(value: string): string {
-  const servers = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
+  const servers = bootstrapServerList(value);
   if (servers.length === 0)
     throw ConfigException.invalid('bootstrap.servers', value, 'No resolvable bootstrap urls given');
   return servers.join(',');
@@ -62,8 +60,7 @@ function bootstrapList(value: string): string {
 
 /** Whether two bootstrap.servers lists name the same servers, in any order (Kafka's sameOffsetTopicAsWorker). */
 export function sameBootstrapServers(a: string | readonly string[], b: string | readonly string[]): boolean {
-  const set = (v: string | readonly string[]) =>
-    new Set((typeof v === 'string' ? v.split(',') : v).map((s) => s.trim()).filter((s) => s !== ''));
+  const set = (v: string | readonly string[]) => new Set(bootstrapServerList(v));
   const x = set(a);
   const y = set(b);
   return x.size === y.size && [...x].every((s) => y.has(s));
