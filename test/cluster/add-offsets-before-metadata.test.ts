@@ -202,8 +202,9 @@ it('AddOffsetsToTxn before the coordinator knows __consumer_offsets adds the gro
         requireStable: true,
         groups: [],
       });
-      const p = r.topics[0].partitions[0];
-      return r.errorCode === ErrorCode.NONE && p.errorCode === ErrorCode.NONE ? p : undefined;
+      // A group-level error comes at the top, with no partitions.
+      const p = r.topics[0]?.partitions[0];
+      return r.errorCode === ErrorCode.NONE && p?.errorCode === ErrorCode.NONE ? p : undefined;
     });
     assert.equal(Number(fetched.committedOffset), 42, 'the transaction committed the group offset');
   } finally {

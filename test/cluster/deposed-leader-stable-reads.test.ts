@@ -52,11 +52,10 @@ async function stableOffset(broker: BrokerProcess): Promise<{ errorCode: number;
       { groupId: GROUP, topics: [{ name: 't', partitionIndexes: [0] }], groups: [], requireStable: true },
       30_000,
     );
+    // A group-level error (NOT_COORDINATOR) comes at the top, with no partitions.
+    if (response.errorCode !== ErrorCode.NONE) return { errorCode: response.errorCode, offset: -1 };
     const p = response.topics[0].partitions[0];
-    return {
-      errorCode: response.errorCode !== ErrorCode.NONE ? response.errorCode : p.errorCode,
-      offset: Number(p.committedOffset),
-    };
+    return { errorCode: p.errorCode, offset: Number(p.committedOffset) };
   } finally {
     client.close();
   }

@@ -1,10 +1,10 @@
 // OffsetFetch (9): a group's committed offsets, for the partitions asked for or (v2+, null topics) all of them.
-// Before v2 errors are per partition only; v2 adds a top-level error; v7 require_stable (a partition with a
-// commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for several groups at once (a group that
-// fails is answered with its error and no topics); v9 names the KIP-848 member and its epoch, which its group
-// checks. A stable fetch is answered only once this broker is shown to still lead the group's partition
-// (GroupCoordinator.fetchStableOffsets). v0 reads the offsets OffsetCommit v0 wrote to the coordination store, as
-// Kafka reads them from ZooKeeper.
+// Before v2 errors are per partition only; v2 adds a top-level error (a failed group answers it and no topics);
+// v7 require_stable (a partition with a commit still being written answers UNSTABLE_OFFSET_COMMIT); v8 asks for
+// several groups at once (a group that fails is answered with its error and no topics); v9 names the KIP-848
+// member and its epoch, which its group checks. A stable fetch is answered only once this broker is shown to still
+// lead the group's partition (GroupCoordinator.fetchStableOffsets). v0 reads the offsets OffsetCommit v0 wrote to
+// the coordination store, as Kafka reads them from ZooKeeper.
 
 import type { FetchOffsetsResult } from '../../coordinator/group/group-coordinator.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -81,13 +81,18 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
       };
     }
     if (version === 0) return fetchFromStore(context, request.groupId, request.topics ?? []);
-    return fetch(request.groupId, request.topics).then((result) => ({
-      throttleTimeMs: 0,
-      // v0 and v1 report coordinator errors in every partition; from v2 at the top as well.
-      errorCode: version >= 2 ? result.errorCode : 0,
-      topics: authorizedTopics(context, wireTopics(result), request.topics !== null),
-      groups: [],
-    }));
+    return fetch(request.groupId, request.topics).then((result) => {
+      // v1 reports a coordinator error in every partition asked for, having nowhere else to put it; from v2 it is
+      // at the top alone, with no partitions (Kafka's OffsetFetchResponse for one group copies the failed group's
+      // topics, which KafkaApis leaves empty).
+      const failed = version >= 2 && result.errorCode !== ErrorCode.NONE;
+      return {
+        throttleTimeMs: 0,
+        errorCode: version >= 2 ? result.errorCode : 0,
+        topics: failed ? [] : authorizedTopics(context, wireTopics(result), request.topics !== null),
+        groups: [],
+      };
+    });
   },
 });
 
