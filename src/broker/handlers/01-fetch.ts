@@ -148,7 +148,9 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       pins: [],
       throttledReplicaReads: [],
       deniedTopics:
-        context.services.authorizer === null ? null : deniedTopics(context, replicaId >= 0, partitions),
+        context.services.authorizer === null
+          ? null
+          : deniedTopics(context, replicaId >= 0, version, partitions),
     };
     if (isFollower) noteFollowerFetch(context, plan);
     // As Kafka's KafkaApis: a fetch waits for no more bytes than its response may carry.
@@ -191,19 +193,22 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
 
 /**
  * Kafka's checks: a follower's fetch needs CLUSTER_ACTION (else every partition is TOPIC_AUTHORIZATION_FAILED, as
- * Kafka answers), a consumer's needs READ on each topic. Checked once per request, for the partitions of the
- * session too.
+ * Kafka answers, one of an unknown topic id too), a consumer's needs READ on each topic. Checked once per request,
+ * for the partitions of the session too. Before v13 the empty name is a name like any other, checked before the
+ * metadata is; from v13 it stands for an unknown topic id, which a consumer is told of without a check.
  */
 function deniedTopics(
   context: RequestContext,
   follower: boolean,
+  version: number,
   partitions: readonly SessionPartition[],
 ): ReadonlySet<string> | null {
   const denied = new Set<string>();
   const clusterDenied = follower && !authorizeCluster(context, AclOperation.CLUSTER_ACTION);
   const checked = new Set<string>();
   for (const p of partitions) {
-    if (p.topicName === '' || checked.has(p.topicName)) continue;
+    if (checked.has(p.topicName)) continue;
+    if (p.topicName === '' && version >= TOPIC_ID_VERSION_MIN && !clusterDenied) continue;
     checked.add(p.topicName);
     if (clusterDenied || (!follower && !authorizeTopic(context, AclOperation.READ, p.topicName))) {
       denied.add(p.topicName);
@@ -395,6 +400,8 @@ function startPartitionRead(
       bytes: 0,
     }),
   });
+  // Authorization first, as Kafka's KafkaApis: a denied empty name answers TOPIC_AUTHORIZATION_FAILED.
+  if (plan.deniedTopics?.has(p.topicName) === true) return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   // From v13 an empty name is an id no topic has; before, it is a name no topic has (Kafka's answers for each).
   if (p.topicName === '') {
     return fail(
@@ -403,7 +410,6 @@ function startPartitionRead(
         : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
     );
   }
-  if (plan.deniedTopics?.has(p.topicName) === true) return fail(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
   if (hostsOtherTopic(context, plan, p)) return fail(ErrorCode.INCONSISTENT_TOPIC_ID);
   const partition = readablePartition(
     context.services,
