@@ -167,8 +167,13 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       );
     // Views of pooled request frames the reads return (tail cache); held until the response is written.
     context.releaseAfterResponse(plan.pins);
-    return readAll(context, plan).then((first) => {
-      if (request.maxWaitMs <= 0 || ready(first) || plan.partitions.length === 0)
+    const reading = readAll(context, plan);
+    // Checked as the reads are planned, on the state they read: a fetch Kafka's DelayedFetch would complete at once
+    // (a later partition's batch over the bytes left counts in full) is answered from this read, not parked to
+    // complete at once and read everything again.
+    const satisfied = request.maxWaitMs > 0 && readyToRead(context, plan, minBytes);
+    return reading.then((first) => {
+      if (request.maxWaitMs <= 0 || satisfied || ready(first) || plan.partitions.length === 0)
         return respond(context, plan, first);
       context.markWaiting();
       return new Promise<FetchResponse>((resolve) => {
