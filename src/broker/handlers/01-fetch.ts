@@ -168,11 +168,12 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
     // Views of pooled request frames the reads return (tail cache); held until the response is written.
     context.releaseAfterResponse(plan.pins);
     const reading = readAll(context, plan);
-    // Checked as the reads are planned, on the state they read: a fetch Kafka's DelayedFetch would complete at once
-    // (a later partition's batch over the bytes left counts in full) is answered from this read, not parked to
-    // complete at once and read everything again.
-    const satisfied = request.maxWaitMs > 0 && readyToRead(context, plan, minBytes);
-    return reading.then((first) => {
+    // Checked as the reads are planned, on the state they read, when they fall short of fetch.min.bytes: a fetch
+    // Kafka's DelayedFetch would complete at once (a later partition's batch over the bytes left counts in full)
+    // is answered from this read, not parked to complete at once and read everything again.
+    const satisfied =
+      request.maxWaitMs > 0 && reading.plannedBytes < minBytes && readyToRead(context, plan, minBytes);
+    return reading.reads.then((first) => {
       if (request.maxWaitMs <= 0 || satisfied || ready(first) || plan.partitions.length === 0)
         return respond(context, plan, first);
       context.markWaiting();
@@ -181,7 +182,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
           {
             tryComplete: () => readyToRead(context, plan, minBytes),
             onComplete: () => {
-              readAll(context, plan).then(
+              readAll(context, plan).reads.then(
                 (reads) => resolve(respond(context, plan, reads)),
                 // A read that failed (an I/O error) answers with what was read before the wait.
                 () => resolve(respond(context, plan, first)),
@@ -263,9 +264,14 @@ function sessionPartition(
 
 /**
  * Plans every partition's read in request order (the budget of fetch.max.bytes shared by planned sizes), then
- * lets the reads run together and finishes each partition's answer when its bytes arrive.
+ * lets the reads run together and finishes each partition's answer when its bytes arrive. Answers the bytes
+ * planned, known at once, with the reads.
  */
-function readAll(context: RequestContext, plan: FetchPlan): Promise<PartitionRead[]> {
+function readAll(
+  context: RequestContext,
+  plan: FetchPlan,
+): { readonly plannedBytes: number; readonly reads: Promise<PartitionRead[]> } {
+  let plannedBytes = 0;
   let remaining = plan.maxBytes;
   let anyRecords = false;
   const reads: Promise<PartitionRead>[] = [];
@@ -284,13 +290,14 @@ function readAll(context: RequestContext, plan: FetchPlan): Promise<PartitionRea
         share ?? broker,
       );
       remaining = Math.max(0, remaining - read.bytes);
+      plannedBytes += read.bytes;
       if (read.bytes > 0) anyRecords = true;
       reads.push(read.result);
     }
   } finally {
     share?.start();
   }
-  return Promise.all(reads);
+  return { plannedBytes, reads: Promise.all(reads) };
 }
 
 /**
