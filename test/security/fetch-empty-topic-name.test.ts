@@ -39,7 +39,7 @@ describe('Fetch of an empty topic name or unknown id with an authorizer', () => 
     assert.equal(byId.responses[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'v13');
   });
 
-  it('a consumer: READ on the empty name is checked before its existence; an unknown id is UNKNOWN_TOPIC_ID', async () => {
+  it('a consumer: READ on the empty name comes before its existence; an unknown id is UNKNOWN_TOPIC_ID', async () => {
     const denied = await alice.call(ApiKey.FETCH, 12, fetchBody('', 0, 0));
     assert.equal(denied.responses[0].partitions[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
     const body = consumerFetchBody([{ topicId: UNKNOWN_ID, partitions: [fetchPartition(0, 0)] }]);
