@@ -56,7 +56,9 @@ export function deleteCheckpoint(taskDir: string): void {
 /**
  * Task id -> the sum of the changelog offsets in its checkpoint, for every task directory of an application's
  * state directory that has one (Kafka's task offset sums, sent to the streams assignor so it can place a task
- * where its state is).
+ * where its state is). The offsets are added as they are, the last offset each store holds, as Kafka's
+ * TaskManager sums them: the same sum a running standby reports for the same state, so a caught-up task lags
+ * its changelogs' end offsets by one per partition, as in Kafka.
  */
 export function taskOffsetSums(appDir: string): Map<string, number> {
   const out = new Map<string, number>();
@@ -66,7 +68,7 @@ export function taskOffsetSums(appDir: string): Map<string, number> {
     const offsets = readCheckpoint(join(appDir, name));
     if (offsets.size === 0) continue;
     let sum = 0;
-    for (const o of offsets.values()) sum += o + 1;
+    for (const o of offsets.values()) sum += o;
     out.set(name, sum);
   }
   return out;

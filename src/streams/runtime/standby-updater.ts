@@ -179,7 +179,8 @@ export class StandbyUpdater {
 
   /**
    * Task id -> the sum of the changelog offsets its standby stores hold now (in-memory ones included), for the
-   * streams assignor's task offset sums: a caught-up in-memory standby counts as caught up.
+   * streams assignor's task offset sums: a caught-up in-memory standby counts as caught up as a persistent one
+   * (whose checkpoint gives the same sum: the last offset held per changelog partition).
    */
   offsetSums(): Map<string, number> {
     const out = new Map<string, number>();
