@@ -104,7 +104,7 @@ export class GlobalStreamThread {
     const usable =
       saved.size > 0 &&
       tps.every((tp) => {
-        const offset = saved.get(`${tp.topic}:${tp.partition}`);
+        const offset = saved.get(partitionKey(tp));
         const end = ends.find((e) => e.topic === tp.topic && e.partition === tp.partition)?.offset;
         const start = starts.find((e) => e.topic === tp.topic && e.partition === tp.partition)?.offset;
         return (
@@ -145,19 +145,19 @@ export class GlobalStreamThread {
     }
     if (usable)
       for (const tp of tps) {
-        const offset = saved.get(`${tp.topic}:${tp.partition}`)!;
+        const offset = saved.get(partitionKey(tp))!;
         this.consumer.seek(tp, offset);
-        this.positions.set(`${tp.topic}:${tp.partition}`, offset);
+        this.positions.set(partitionKey(tp), offset);
       }
     else {
       await this.consumer.seekToBeginning(tps);
       // Every partition gets a position, records or not, so that the next start finds all of them.
-      for (const e of starts) this.positions.set(`${e.topic}:${e.partition}`, e.offset);
+      for (const e of starts) this.positions.set(partitionKey(e), e.offset);
     }
     const pending = new Map(
       ends
-        .filter((e) => e.offset > (this.positions.get(`${e.topic}:${e.partition}`) ?? 0))
-        .map((e) => [`${e.topic}:${e.partition}`, e.offset]),
+        .filter((e) => e.offset > (this.positions.get(partitionKey(e)) ?? 0))
+        .map((e) => [partitionKey(e), e.offset]),
     );
     const started = Date.now();
     const listener = this.hooks.restoreListener;
@@ -197,7 +197,7 @@ export class GlobalStreamThread {
       value: r.value,
       headers: r.headers as Header[],
     });
-    this.positions.set(`${r.topic}:${r.partition}`, r.offset + 1);
+    this.positions.set(partitionKey(r), r.offset + 1);
     this.applied++;
   }
 

@@ -480,7 +480,7 @@ export class StreamThread {
 
   /** Queues a polled record in its task's partition group; a partition whose queue is full is paused. */
   private enqueue(r: ConsumerRecord): void {
-    const key = `${r.topic}:${r.partition}`;
+    const key = partitionKey(r);
     const task = this.taskOfPartition.get(key);
     const group = task === undefined ? undefined : this.queued.get(task);
     if (group === undefined) {
@@ -504,7 +504,7 @@ export class StreamThread {
       while (group.readyToProcess(nowMs, lagOf)) {
         const r = group.next()!;
         this.processOne(r);
-        const key = `${r.topic}:${r.partition}`;
+        const key = partitionKey(r);
         if (
           this.pausedPartitions.has(key) &&
           group.buffered(r.topic, r.partition) < this.config.bufferedRecordsPerPartition
@@ -517,7 +517,7 @@ export class StreamThread {
   }
 
   private processOne(r: ConsumerRecord): void {
-    const key = `${r.topic}:${r.partition}`;
+    const key = partitionKey(r);
     const task = this.taskOfPartition.get(key);
     if (task === undefined) {
       this.hooks.log(`${this.name}: no task for ${key}`);
@@ -557,7 +557,7 @@ export class StreamThread {
       (m) => {
         if (producer !== this.producer) return;
         this.sendsInFlight--;
-        const tp = `${m.topic}:${m.partition}`;
+        const tp = partitionKey(m);
         if ((this.changelogOffsets.get(tp) ?? -1) < m.offset && topic.endsWith('-changelog'))
           this.changelogOffsets.set(tp, m.offset);
       },
@@ -613,7 +613,7 @@ export class StreamThread {
     }
     for (const o of offsets)
       if (this.topology.internalTopics.has(this.logicalTopic(o.topic)))
-        this.committedRepartition.set(`${o.topic}:${o.partition}`, o.offset);
+        this.committedRepartition.set(partitionKey(o), o.offset);
     // A store restored from its source topic holds that topic up to the record before the committed offset
     // (Kafka's StreamTask.checkpointableOffsets: the consumed offsets of source changelogs).
     for (const o of offsets)
@@ -690,7 +690,7 @@ export class StreamThread {
     const offsets = new Map<string, number>();
     for (const [, e] of task.engines) {
       if (!e.engine.persistent || e.changelog === null) continue;
-      const tp = `${e.changelog}:${task.partition}`;
+      const tp = partitionKey({ topic: e.changelog, partition: task.partition });
       const offset = this.changelogOffsets.get(tp);
       if (offset !== undefined) offsets.set(tp, offset);
       else {
@@ -714,7 +714,7 @@ export class StreamThread {
       await this.onTaskMigrated(why, e as Error);
       return;
     }
-    const revoked = new Set(tps.map((tp) => `${tp.topic}:${tp.partition}`));
+    const revoked = new Set(tps.map((tp) => partitionKey(tp)));
     for (const [id, task] of this.tasks) {
       const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
       if (!owned.some((k) => revoked.has(k))) continue;
@@ -730,7 +730,7 @@ export class StreamThread {
     this.hooks.log(`${this.name}: lost ${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`);
     this.consumed.clear();
     await this.abortTransaction();
-    const lost = new Set(tps.map((tp) => `${tp.topic}:${tp.partition}`));
+    const lost = new Set(tps.map((tp) => partitionKey(tp)));
     for (const [id, task] of this.tasks) {
       const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
       if (owned.some((k) => lost.has(k))) this.closeTask(id, task);
@@ -742,9 +742,9 @@ export class StreamThread {
     const group = this.queued.get(task);
     this.queued.delete(task);
     if (group !== undefined) {
-      const assigned = new Set(this.consumer.assignment().map((tp) => `${tp.topic}:${tp.partition}`));
+      const assigned = new Set(this.consumer.assignment().map((tp) => partitionKey(tp)));
       for (const tp of group.partitions()) {
-        const key = `${tp.topic}:${tp.partition}`;
+        const key = partitionKey(tp);
         if (!this.pausedPartitions.delete(key)) continue;
         if (assigned.has(key)) this.consumer.resume([tp]);
       }
@@ -753,7 +753,7 @@ export class StreamThread {
     this.tasks.delete(id);
     for (const [k, t] of this.taskOfPartition) if (t === task) this.taskOfPartition.delete(k);
     for (const [, e] of task.engines)
-      if (e.changelog !== null) this.changelogOffsets.delete(`${e.changelog}:${task.partition}`);
+      if (e.changelog !== null) this.changelogOffsets.delete(partitionKey({ topic: e.changelog, partition: task.partition }));
   }
 
   private async onAssigned(tps: TopicPartition[]): Promise<void> {
@@ -792,7 +792,7 @@ export class StreamThread {
         this.tasks.set(id, task);
         created.push(task);
       }
-      this.taskOfPartition.set(`${tp.topic}:${tp.partition}`, task);
+      this.taskOfPartition.set(partitionKey(tp), task);
       let group = this.queued.get(task);
       if (group === undefined) this.queued.set(task, (group = new PartitionGroup(this.config.maxTaskIdleMs)));
       group.addPartition(tp.topic, tp.partition);
@@ -824,7 +824,7 @@ export class StreamThread {
     );
     const corrupted = new Set<string>();
     for (const s of saved) {
-      const start = starts.get(`${s.tp.topic}:${s.tp.partition}`);
+      const start = starts.get(partitionKey(s.tp));
       if (start !== undefined && s.offset + 1 < start) {
         this.hooks.log(
           `${this.name}: task ${s.taskId}: checkpointed offset ${s.offset} of ${s.tp.topic}-${s.tp.partition} is ` +
@@ -910,7 +910,7 @@ export class StreamThread {
         const tp = { topic: e.changelog, partition: task.partition };
         // A checkpoint speaks for the store's files only if they survived; a store created afresh is rebuilt,
         // unless it is a standby's in-memory store handed over, which holds the changelog up to its offset.
-        const key = `${e.changelog}:${task.partition}`;
+        const key = partitionKey({ topic: e.changelog, partition: task.partition });
         const saved = e.engine.reopened ? checkpoint.get(key) : this.handedOffsets.get(key);
         this.handedOffsets.delete(key);
         if (saved !== undefined) this.changelogOffsets.set(key, saved);
@@ -937,7 +937,7 @@ export class StreamThread {
     const listener = this.hooks.restoreListener;
     try {
       const ends = await restorer.endOffsets(targets.map((t) => t.tp));
-      const endOf = new Map(ends.map((e) => [`${e.topic}:${e.partition}`, e.offset]));
+      const endOf = new Map(ends.map((e) => [partitionKey(e), e.offset]));
       // A store restored from its source topic stops at the group's committed offset (none: 0), where its task
       // goes on processing: Kafka's StoreChangelogReader restores a source changelog up to
       // min(end offset, committed offset).
@@ -945,7 +945,7 @@ export class StreamThread {
       const committed = fromSources.length === 0 ? new Map() : await this.consumer.committed(fromSources);
       const pending = new Map<string, PendingRestore>();
       for (const t of targets) {
-        const key = `${t.tp.topic}:${t.tp.partition}`;
+        const key = partitionKey(t.tp);
         let end = endOf.get(key) ?? 0;
         if (this.sourceChangelogTopics.has(t.tp.topic))
           end = Math.min(end, Math.max(0, committed.get(tpKey(t.tp.topic, t.tp.partition)) ?? 0));
@@ -991,7 +991,7 @@ export class StreamThread {
         for (const r of records) {
           if (run === null || run.partition !== r.partition || run.topic !== r.topic) {
             endRun();
-            const key = `${r.topic}:${r.partition}`;
+            const key = partitionKey(r);
             run = { key, topic: r.topic, partition: r.partition, p: pending.get(key) };
             lastApplied = -1;
             applied = 0;
@@ -1037,7 +1037,7 @@ export class StreamThread {
   ): Promise<void> {
     const entries = [...pending.entries()];
     const starts = await restorer.beginningOffsets(entries.map(([, p]) => p.target.tp));
-    const startOf = new Map(starts.map((o) => [`${o.topic}:${o.partition}`, o.offset]));
+    const startOf = new Map(starts.map((o) => [partitionKey(o), o.offset]));
     const corrupted = new Set<string>();
     for (const [key, p] of entries) {
       const start = startOf.get(key);
@@ -1113,7 +1113,7 @@ export class StreamThread {
     try {
       const offsets =
         which === 'beginning' ? await reader.beginningOffsets(tps) : await reader.endOffsets(tps);
-      return new Map(offsets.map((o) => [`${o.topic}:${o.partition}`, o.offset]));
+      return new Map(offsets.map((o) => [partitionKey(o), o.offset]));
     } finally {
       await reader.close().catch(() => {});
     }

@@ -39,6 +39,7 @@ import type {
 import type { TopicPartition } from '../../client/requests.js';
 import type { Topology } from '../topology.js';
 import { decodeAssignmentInfoBytes, encodeAssignmentInfo } from './assignment-info.js';
+import { partitionKey } from './partition-key.js';
 import type { RackAwareStrategy } from './rack-aware-task-assignor.js';
 import {
   decodeSubscriptionInfoBytes,
@@ -208,7 +209,7 @@ function partitionOwners(group: GroupSubscription): Map<string, string> {
   const claims = new Map<string, { memberId: string; generationId: number }>();
   for (const [memberId, s] of group.subscriptions) {
     for (const tp of s.ownedPartitions) {
-      const k = `${tp.topic}:${tp.partition}`;
+      const k = partitionKey(tp);
       const prev = claims.get(k);
       if (prev === undefined || s.generationId > prev.generationId)
         claims.set(k, { memberId, generationId: s.generationId });
@@ -370,7 +371,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         if (list.length > 0)
           sums.set(
             id,
-            list.reduce((n, tp) => n + (ends.get(`${tp.topic}:${tp.partition}`) ?? 0), 0),
+            list.reduce((n, tp) => n + (ends.get(partitionKey(tp)) ?? 0), 0),
           );
       return sums;
     } catch (e) {
@@ -444,7 +445,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         const racks = cluster.partitionRacksForTopic?.(tp.topic)?.[tp.partition];
         if (racks === undefined || racks.length === 0)
           return off(`no rack known for the replicas of ${tp.topic}-${tp.partition}`);
-        racksOf.set(`${tp.topic}:${tp.partition}`, new Set(racks));
+        racksOf.set(partitionKey(tp), new Set(racks));
       }
     }
     return {
@@ -454,7 +455,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
       crossRackPartitions: (task, processId) => {
         const rack = clientRack.get(processId);
         return (taskPartitions.get(task) ?? []).filter(
-          (tp) => rack === undefined || !racksOf.get(`${tp.topic}:${tp.partition}`)!.has(rack),
+          (tp) => rack === undefined || !racksOf.get(partitionKey(tp))!.has(rack),
         ).length;
       },
     };
@@ -563,7 +564,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
         const held: string[] = [];
         const mine = active.get(memberId)!.filter((id) => {
           const elsewhere = taskPartitions.get(id)!.some((tp) => {
-            const owner = owners.get(`${tp.topic}:${tp.partition}`);
+            const owner = owners.get(partitionKey(tp));
             return owner !== undefined && owner !== memberId;
           });
           if (elsewhere) {
@@ -571,7 +572,7 @@ export class StreamsPartitionAssignor implements ConsumerPartitionAssignor {
             // Only from another instance: a task moving between threads of one instance keeps its state on disk
             // or in the running task, and a standby beside it would open its state directory twice.
             const fromElsewhere = taskPartitions.get(id)!.every((tp) => {
-              const owner = owners.get(`${tp.topic}:${tp.partition}`);
+              const owner = owners.get(partitionKey(tp));
               return owner === undefined || infos.get(owner)?.processId !== c.state.processId;
             });
             if (fromElsewhere) held.push(id);
