@@ -753,7 +753,8 @@ export class StreamThread {
     this.tasks.delete(id);
     for (const [k, t] of this.taskOfPartition) if (t === task) this.taskOfPartition.delete(k);
     for (const [, e] of task.engines)
-      if (e.changelog !== null) this.changelogOffsets.delete(partitionKey({ topic: e.changelog, partition: task.partition }));
+      if (e.changelog !== null)
+        this.changelogOffsets.delete(partitionKey({ topic: e.changelog, partition: task.partition }));
   }
 
   private async onAssigned(tps: TopicPartition[]): Promise<void> {
