@@ -1,12 +1,34 @@
 // What StreamsBuilder and the DSL objects share while a topology is built: the Topology being written and the
 // counter behind generated names ("KSTREAM-FILTER-0000000001"), consumed in the same order as Kafka's
 // InternalStreamsBuilder so that generated names, and so topic and store names, match a Kafka Streams
-// application written the same way.
+// application written the same way. It also keeps what merge.repartition.topics needs to know of the graph
+// (`merge-repartitions.ts`): which nodes change keys or values, the merge nodes, and each repartition written.
 
+import type { Serde } from './serdes.js';
 import { Topology } from './topology.js';
+
+/** One repartition written by `repartitionThrough`: filter -> sink -> topic -> source. */
+export interface RepartitionSite {
+  filter: string;
+  sink: string;
+  source: string;
+  /** Unprefixed, `<name>-repartition`. */
+  topic: string;
+  keySerde: Serde<unknown> | null;
+  valueSerde: Serde<unknown> | null;
+  /** Kafka's OptimizableRepartitionNode (groupings, toTable, joins); repartition() is not. */
+  optimizable: boolean;
+}
 
 export class InternalBuilder {
   readonly topology = new Topology();
+  /** Kafka's key-changing operations (selectKey, map, flatMap, groupBy's key selection), in order. */
+  readonly keyChangingNodes: string[] = [];
+  /** Kafka's value-changing operations (mapValues, flatMapValues). */
+  readonly valueChangingNodes = new Set<string>();
+  /** KStream.merge nodes, in order. */
+  readonly mergeNodes: string[] = [];
+  readonly repartitions: RepartitionSite[] = [];
   private index = 0;
 
   newProcessorName(prefix: string): string {

@@ -68,6 +68,7 @@ export class KStream<K, V> {
 
   map<K2, V2>(mapper: (key: K, value: V) => KeyValue<K2, V2>, named?: Named): KStream<K2, V2> {
     const name = this.builder.nameOr(named, 'KSTREAM-MAP-');
+    this.builder.keyChangingNodes.push(name);
     return this.add<K2, V2>(
       name,
       (ctx) => (r) => {
@@ -82,6 +83,7 @@ export class KStream<K, V> {
 
   mapValues<V2>(mapper: (value: V, key: K) => V2, named?: Named): KStream<K, V2> {
     const name = this.builder.nameOr(named, 'KSTREAM-MAPVALUES-');
+    this.builder.valueChangingNodes.add(name);
     return this.add<K, V2>(
       name,
       (ctx) => (r) => ctx().forward(r.withValue(mapper(r.value, r.key))),
@@ -93,6 +95,7 @@ export class KStream<K, V> {
 
   flatMap<K2, V2>(mapper: (key: K, value: V) => Iterable<KeyValue<K2, V2>>, named?: Named): KStream<K2, V2> {
     const name = this.builder.nameOr(named, 'KSTREAM-FLATMAP-');
+    this.builder.keyChangingNodes.push(name);
     return this.add<K2, V2>(
       name,
       (ctx) => (r) => {
@@ -106,6 +109,7 @@ export class KStream<K, V> {
 
   flatMapValues<V2>(mapper: (value: V, key: K) => Iterable<V2>, named?: Named): KStream<K, V2> {
     const name = this.builder.nameOr(named, 'KSTREAM-FLATMAPVALUES-');
+    this.builder.valueChangingNodes.add(name);
     return this.add<K, V2>(
       name,
       (ctx) => (r) => {
@@ -119,6 +123,7 @@ export class KStream<K, V> {
 
   selectKey<K2>(mapper: (key: K, value: V) => K2, named?: Named): KStream<K2, V> {
     const name = this.builder.nameOr(named, 'KSTREAM-KEY-SELECT-');
+    this.builder.keyChangingNodes.push(name);
     return this.add<K2, V>(
       name,
       (ctx) => (r) => ctx().forward(r.withKey(mapper(r.key, r.value))),
@@ -155,6 +160,7 @@ export class KStream<K, V> {
 
   merge(other: KStream<K, V>, named?: Named): KStream<K, V> {
     const name = this.builder.nameOr(named, 'KSTREAM-MERGE-');
+    this.builder.mergeNodes.push(name);
     this.builder.topology.addProcessor(
       name,
       statelessSupplier((ctx) => (r) => ctx().forward(r)),
@@ -204,6 +210,7 @@ export class KStream<K, V> {
       name,
       keySerde as Serde<unknown> | null,
       valueSerde as Serde<unknown> | null,
+      false,
     );
     const partitions = repartitioned?.numberOfPartitions ?? null;
     if (partitions !== null) b.topology.markInternalTopic(`${name}-repartition`, partitions);

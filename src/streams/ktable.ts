@@ -459,7 +459,8 @@ export class KGroupedStream<K, V> {
 
 /**
  * Adds filter -> sink -> `<prefix>-repartition` -> source below `parent`, as Kafka names them (generated names
- * when the prefix is itself generated), and answers the source's name.
+ * when the prefix is itself generated), and answers the source's name. `optimizable`: merge.repartition.topics
+ * may merge it with the other repartitions of its key-changing node (all but repartition()'s, as in Kafka).
  */
 export function repartitionThrough(
   b: InternalBuilder,
@@ -467,6 +468,7 @@ export function repartitionThrough(
   prefix: string,
   keySerde: Serde<unknown> | null,
   valueSerde: Serde<unknown> | null,
+  optimizable = true,
 ): string {
   const topic = prefix.endsWith(REPARTITION_SUFFIX) ? prefix : prefix + REPARTITION_SUFFIX;
   // Generated even when unused, so that the counter moves as Kafka's does.
@@ -494,6 +496,15 @@ export function repartitionThrough(
     { name: sourceName, keyDeserializer: keySerde ?? undefined, valueDeserializer: valueSerde ?? undefined },
     topic,
   );
+  b.repartitions.push({
+    filter: filterName,
+    sink: sinkName,
+    source: sourceName,
+    topic,
+    keySerde,
+    valueSerde,
+    optimizable,
+  });
   return sourceName;
 }
 

@@ -7,6 +7,7 @@ import { GlobalKTable } from './global-ktable.js';
 import { InternalBuilder } from './internal-builder.js';
 import { KStream } from './kstream.js';
 import { type KTable, sourceTable, tableSourceSupplier } from './ktable.js';
+import { mergeRepartitionTopics } from './merge-repartitions.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder } from './state/stores.js';
 import type { Topology } from './topology.js';
@@ -15,6 +16,7 @@ export class StreamsBuilder {
   private readonly internal = new InternalBuilder();
   /** The stores of builder.table() with their topics (Kafka's tableSourceNodes), for reuse.ktable.source.topics. */
   private readonly tableSources: { store: StoreBuilder; topic: string }[] = [];
+  private repartitionsMerged = false;
 
   stream<K, V>(topics: string | string[], consumed?: Consumed<K, V>): KStream<K, V> {
     const list = typeof topics === 'string' ? [topics] : topics;
@@ -102,12 +104,16 @@ export class StreamsBuilder {
   /**
    * The topology. As Kafka's build(props), applies the topology.optimization the properties ask for (an invalid
    * value is refused); build() without them applies none, whatever the KafkaStreams properties say. Of Kafka's
-   * optimizations, reuse.ktable.source.topics is applied; merge.repartition.topics and single.store.self.join are
-   * not (README).
+   * optimizations, reuse.ktable.source.topics and merge.repartition.topics are applied, in Kafka's order;
+   * single.store.self.join is not (README).
    */
   build(props?: Readonly<Record<string, unknown>>): Topology {
     const optimizations = props === undefined ? [] : topologyOptimizations(props);
     if (optimizations.includes('reuse.ktable.source.topics')) this.reuseTableSourceTopics();
+    if (optimizations.includes('merge.repartition.topics') && !this.repartitionsMerged) {
+      this.repartitionsMerged = true;
+      mergeRepartitionTopics(this.internal);
+    }
     return this.internal.topology;
   }
 

@@ -324,6 +324,20 @@ export class Topology {
     return out;
   }
 
+  /**
+   * The graph rewired by an optimization (StreamsBuilder.build()): `nodes` in place of the nodes, in this order
+   * (sub-topologies are numbered by it), the sources' topics registered again; stores and topics stay.
+   */
+  replaceNodes(nodes: TopologyNode[]): void {
+    this.nodes.clear();
+    this.topicToSource.clear();
+    for (const node of nodes) {
+      this.nodes.set(node.name, node);
+      if (node.kind === 'source') for (const t of node.topics) this.topicToSource.set(t, node.name);
+    }
+    this.cachedSubtopologies = null;
+  }
+
   private add(node: TopologyNode): void {
     this.nodes.set(node.name, node);
     this.cachedSubtopologies = null;
