@@ -12,6 +12,7 @@ import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
   Grouped,
+  JoinWindows,
   KafkaStreams,
   KeyValue,
   Materialized,
@@ -20,6 +21,7 @@ import {
   Serdes,
   StreamsBuilder,
   StreamsConfig,
+  TopologyTestDriver,
 } from '../../src/streams/index.js';
 import { useStreamsBroker } from './streams-helpers.js';
 
@@ -193,6 +195,68 @@ describe('merge.repartition.topics', () => {
       ),
       text,
     );
+  });
+
+  it('a count, a filtered stream-stream join and a reduce of one key changer: one topic, the same results', () => {
+    const topology = (props: Record<string, unknown>) => {
+      const builder = new StreamsBuilder();
+      const mapped = builder
+        .stream('in', Consumed.with(S, S))
+        .map((k, v) => KeyValue.pair(v.split(':')[0]!, `${k}${v}`));
+      mapped
+        .groupByKey()
+        .count()
+        .toStream()
+        .mapValues((v) => String(v))
+        .to('counts', Produced.with(S, S));
+      mapped
+        .filter((k) => k !== 'skip')
+        .join(
+          builder.stream('other', Consumed.with(S, S)),
+          (a, c) => `${a}+${c}`,
+          JoinWindows.ofTimeDifferenceWithNoGrace(100),
+        )
+        .to('joined', Produced.with(S, S));
+      mapped
+        .groupByKey(Grouped.as('g2'))
+        .reduce((a, c) => a + c)
+        .toStream()
+        .to('reduced', Produced.with(S, S));
+      return builder.build(props);
+    };
+    const run = (props: Record<string, unknown>) => {
+      const t = topology(props);
+      const driver = new TopologyTestDriver(t);
+      try {
+        driver.createInputTopic('other', S, S).pipeInput('A', 'o1', 1);
+        const input = driver.createInputTopic('in', S, S);
+        for (const [i, v] of ['A:1', 'B:2', 'A:3', 'skip:4', 'B:5'].entries())
+          input.pipeInput(`k${i}`, v, 2 + i);
+        const outputs = ['counts', 'joined', 'reduced'].map((topic) =>
+          driver.createOutputTopic(topic, S, S).readKeyValuesToList(),
+        );
+        return {
+          sinks: [
+            ...t
+              .describe()
+              .toString()
+              .matchAll(/Sink: .*-repartition/g),
+          ].length,
+          outputs,
+        };
+      } finally {
+        driver.close();
+      }
+    };
+    const optimized = run(OPTIMIZE);
+    const plain = run({});
+    assert.equal(optimized.sinks, 1);
+    assert.equal(plain.sinks, 3);
+    assert.deepEqual(optimized.outputs, plain.outputs);
+    assert.deepEqual(optimized.outputs[1], [
+      { key: 'A', value: 'k0A:1+o1' },
+      { key: 'A', value: 'k2A:3+o1' },
+    ]);
   });
 
   it('without the optimization each grouping keeps its own topic', () => {
