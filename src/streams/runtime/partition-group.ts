@@ -13,6 +13,7 @@
 
 import assert from 'node:assert/strict';
 import type { ConsumerRecord } from '../../client/consumer.js';
+import { partitionKey } from './partition-key.js';
 
 /** Kafka's StreamsConfig.MAX_TASK_IDLE_MS_DISABLED. */
 export const MAX_TASK_IDLE_MS_DISABLED = -1;
@@ -36,7 +37,7 @@ export class PartitionGroup {
 
   /** Registers one of the task's input partitions (once). */
   addPartition(topic: string, partition: number): void {
-    const key = `${topic}:${partition}`;
+    const key = partitionKey({ topic, partition });
     if (this.queues.some((q) => q.key === key)) return;
     this.queues.push({ key, topic, partition, records: [], head: 0 });
   }
@@ -46,14 +47,14 @@ export class PartitionGroup {
   }
 
   add(record: ConsumerRecord): void {
-    const q = this.queues.find((x) => x.key === `${record.topic}:${record.partition}`);
+    const q = this.queues.find((x) => x.key === partitionKey(record));
     assert.ok(q, `${record.topic}-${record.partition} is not an input partition of this task`);
     q.records.push(record);
   }
 
   /** Records queued for one partition. */
   buffered(topic: string, partition: number): number {
-    const q = this.queues.find((x) => x.key === `${topic}:${partition}`);
+    const q = this.queues.find((x) => x.key === partitionKey({ topic, partition }));
     return q === undefined ? 0 : q.records.length - q.head;
   }
 
