@@ -40,15 +40,17 @@ import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
 import { Cluster, type PartitionInfo, sleep } from './cluster.js';
-import { isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
 import {
+  CoordinatorType,
   checkCommittableOffset,
   EARLIEST_TIMESTAMP,
   epochOrNone,
   findCoordinator,
   findCoordinators,
   LATEST_TIMESTAMP,
+  type LookupBound,
   listOffsets,
   MAX_TIMESTAMP,
   type OffsetAnswer,
@@ -177,10 +179,27 @@ export interface ListConsumerGroupOffsetsSpec {
   topicPartitions?: TopicPartition[] | null;
 }
 
-/** Kafka's ListConsumerGroupOffsetsOptions: requireStable waits for offsets that open transactions still write. */
-export interface ListConsumerGroupOffsetsOptions {
+/**
+ * Kafka's ListConsumerGroupOffsetsOptions: requireStable waits for offsets that open transactions still write;
+ * timeoutMs bounds the call (default.api.timeout.ms).
+ */
+export interface ListConsumerGroupOffsetsOptions extends AdminCallOptions {
   requireStable?: boolean;
 }
+
+/** Kafka's AbstractOptions: timeoutMs bounds the whole call, retries included (default.api.timeout.ms). */
+export interface AdminCallOptions {
+  timeoutMs?: number;
+}
+
+/** The admin client's options: the common ones and default.api.timeout.ms. */
+export interface AdminOptions extends ClientOptions {
+  /** default.api.timeout.ms (60000): how long a call without its own timeoutMs retries before it times out. */
+  defaultApiTimeoutMs?: number;
+}
+
+/** Kafka's default.api.timeout.ms. */
+const DEFAULT_API_TIMEOUT_MS = 60_000;
 
 /** One group's answer to a several-group listConsumerGroupOffsets: its offsets, or the error its group answered. */
 export interface GroupOffsetsListing {
@@ -202,7 +221,6 @@ const OFFSET_FETCH_RELOOKUP = new Set<number>([
   ErrorCode.NOT_COORDINATOR,
   ErrorCode.COORDINATOR_NOT_AVAILABLE,
 ]);
-const OFFSET_FETCH_RETRIES = 10;
 
 export interface PartitionResult extends TopicPartition {
   error: KafkaProtocolError | null;
@@ -298,9 +316,32 @@ function quotaEntityOf(parts: { entityType: string; entityName: string | null }[
 export class Admin {
   /** The connections and metadata this client uses, exposed so tests and tools can reach one broker directly. */
   readonly cluster: Cluster;
+  /** How many times a call retries: `retries` when given, else until its deadline alone (Kafka's MAX_VALUE). */
+  private readonly callRetries: number;
+  private readonly defaultApiTimeoutMs: number;
 
-  constructor(options: ClientOptions) {
+  constructor(options: AdminOptions) {
     this.cluster = new Cluster({ ...options, clientId: adminClientId(options.clientId) });
+    this.callRetries = options.retries ?? Number.POSITIVE_INFINITY;
+    this.defaultApiTimeoutMs = options.defaultApiTimeoutMs ?? DEFAULT_API_TIMEOUT_MS;
+  }
+
+  /** When a call started now ends: after its own `timeoutMs` when given, else default.api.timeout.ms. */
+  private deadline(timeoutMs?: number): number {
+    return Date.now() + (timeoutMs ?? this.defaultApiTimeoutMs);
+  }
+
+  /** A coordinator lookup of a call: its retries and deadline. */
+  private lookupBound(deadlineMs: number): LookupBound {
+    return { retries: this.callRetries, deadlineMs };
+  }
+
+  /**
+   * Runs one call as Kafka's admin client does: retriable failures are retried with exponential backoff
+   * (retry.backoff.ms up to retry.backoff.max.ms) until the call's deadline, then it fails with a timeout.
+   */
+  private retrying<T>(fn: (attempt: number) => Promise<T>, deadlineMs = this.deadline()): Promise<T> {
+    return this.cluster.withRetry(fn, this.callRetries, deadlineMs);
   }
 
   /** The controller for topic changes (Kafka's clients send CreateTopics there), else any broker. */
@@ -313,15 +354,20 @@ export class Admin {
     return [...this.cluster.snapshot.brokers.keys()][0]!;
   }
 
-  private async toController<T>(apiKey: number, body: unknown, errors: (res: T) => number[]): Promise<T> {
-    return this.cluster.withRetry(async () => {
+  private async toController<T>(
+    apiKey: number,
+    body: unknown,
+    errors: (res: T) => number[],
+    timeoutMs?: number,
+  ): Promise<T> {
+    return this.retrying(async () => {
       const res = await this.cluster.send<T>(await this.controller(), apiKey, body);
       if (errors(res).includes(ErrorCode.NOT_CONTROLLER)) {
         await this.cluster.fetchMetadata([]);
         throw new KafkaProtocolError(ErrorCode.NOT_CONTROLLER);
       }
       return res;
-    });
+    }, this.deadline(timeoutMs));
   }
 
   /**
@@ -353,6 +399,7 @@ export class Admin {
         validateOnly: options.validateOnly ?? false,
       },
       (r) => r.topics.map((t) => t.errorCode),
+      options.timeoutMs,
     );
     return res.topics.map((t) => ({
       topic: t.name,
@@ -373,13 +420,14 @@ export class Admin {
         timeoutMs: options.timeoutMs ?? 30_000,
       },
       (r) => r.responses.map((t) => t.errorCode),
+      options.timeoutMs,
     );
     return res.responses.map((t) => ({ topic: t.name ?? '', error: errorOf(t.errorCode, t.errorMessage) }));
   }
 
   /** Topic names from fresh metadata; internal topics (`__consumer_offsets`...) only when asked, as in Kafka. */
   async listTopics(options: { listInternal?: boolean } = {}): Promise<string[]> {
-    const snapshot = await this.cluster.withRetry(() => this.cluster.fetchMetadata(null));
+    const snapshot = await this.retrying(() => this.cluster.fetchMetadata(null));
     return [...snapshot.topics.values()]
       .filter((t) => options.listInternal || !t.isInternal)
       .map((t) => t.name)
@@ -388,7 +436,7 @@ export class Admin {
 
   /** Partitions, leaders and replicas of the named topics (every topic when none is named), from metadata. */
   async describeTopics(names?: string[]): Promise<TopicDescription[]> {
-    const snapshot = await this.cluster.withRetry(() => this.cluster.fetchMetadata(names ?? null));
+    const snapshot = await this.retrying(() => this.cluster.fetchMetadata(names ?? null));
     const list = names ?? [...snapshot.topics.keys()].sort();
     return list.map((name) => {
       const t = snapshot.topics.get(name);
@@ -431,6 +479,7 @@ export class Admin {
         validateOnly: options.validateOnly ?? false,
       },
       (r) => r.results.map((t) => t.errorCode),
+      options.timeoutMs,
     );
     return res.results.map((t) => ({ topic: t.name, error: errorOf(t.errorCode, t.errorMessage) }));
   }
@@ -456,7 +505,7 @@ export class Admin {
         includeSynonyms: options.includeSynonyms ?? false,
         includeDocumentation: options.includeDocumentation ?? false,
       };
-      const res = await this.cluster.withRetry(() =>
+      const res = await this.retrying(() =>
         target === null
           ? this.cluster.sendAny<DescribeConfigsResponse>(ApiKey.DESCRIBE_CONFIGS, body)
           : this.cluster.send<DescribeConfigsResponse>(target, ApiKey.DESCRIBE_CONFIGS, body),
@@ -503,7 +552,7 @@ export class Admin {
         ],
         validateOnly: options.validateOnly ?? false,
       };
-      const res = await this.cluster.withRetry(() =>
+      const res = await this.retrying(() =>
         target === null
           ? this.cluster.sendAny<AlterConfigsResponse>(ApiKey.ALTER_CONFIGS, body)
           : this.cluster.send<AlterConfigsResponse>(target, ApiKey.ALTER_CONFIGS, body),
@@ -536,7 +585,7 @@ export class Admin {
         ],
         validateOnly: options.validateOnly ?? false,
       };
-      const res = await this.cluster.withRetry(() =>
+      const res = await this.retrying(() =>
         target === null
           ? this.cluster.sendAny<IncrementalAlterConfigsResponse>(ApiKey.INCREMENTAL_ALTER_CONFIGS, body)
           : this.cluster.send<IncrementalAlterConfigsResponse>(
@@ -557,7 +606,7 @@ export class Admin {
     controllerId: number;
     brokers: { nodeId: number; host: string; port: number; rack: string | null }[];
   }> {
-    return this.cluster.withRetry(async () => {
+    return this.retrying(async () => {
       const c = await this.cluster.anyConnection();
       if (c.versionRange(ApiKey.DESCRIBE_CLUSTER) === undefined) {
         const m = await this.cluster.fetchMetadata([]);
@@ -590,7 +639,7 @@ export class Admin {
     const ids = brokerIds ?? [...(await this.cluster.refreshMetadata()).brokers.keys()];
     const out = [];
     for (const broker of ids) {
-      const res = await this.cluster.withRetry(() =>
+      const res = await this.retrying(() =>
         this.cluster.send<DescribeLogDirsResponse>(broker, ApiKey.DESCRIBE_LOG_DIRS, { topics: null }),
       );
       for (const d of res.results) {
@@ -637,7 +686,7 @@ export class Admin {
     }
     const errors = new Map<string, KafkaProtocolError | null>();
     for (const [broker, dirs] of byBroker) {
-      const res = await this.cluster.withRetry(() =>
+      const res = await this.retrying(() =>
         this.cluster.send<AlterReplicaLogDirsResponse>(broker, ApiKey.ALTER_REPLICA_LOG_DIRS, {
           dirs: [...dirs].map(([path, topics]) => ({
             path,
@@ -737,6 +786,7 @@ export class Admin {
         timeoutMs: options.timeoutMs ?? 30_000,
       },
       (r) => [r.errorCode],
+      options.timeoutMs,
     );
     if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'ElectLeaders');
     return res.replicaElectionResults.flatMap((t) =>
@@ -763,6 +813,7 @@ export class Admin {
         })),
       },
       (r) => [r.errorCode],
+      options.timeoutMs,
     );
     if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage);
     return res.responses.flatMap((t) =>
@@ -813,7 +864,7 @@ export class Admin {
     const brokers = [...(await this.cluster.refreshMetadata()).brokers.keys()];
     const out = [];
     for (const broker of brokers) {
-      const res = await this.cluster.withRetry(() =>
+      const res = await this.retrying(() =>
         this.cluster.send<ListGroupsResponse>(broker, ApiKey.LIST_GROUPS, {
           statesFilter: [],
           typesFilter: [],
@@ -831,9 +882,15 @@ export class Admin {
     apiKey: number,
     body: unknown,
     codeOf: (r: T) => number,
+    deadlineMs: number,
   ): Promise<T> {
-    return this.cluster.withRetry(async () => {
-      const coordinator = await findCoordinator(this.cluster, groupId);
+    return this.retrying(async () => {
+      const coordinator = await findCoordinator(
+        this.cluster,
+        groupId,
+        CoordinatorType.GROUP,
+        this.lookupBound(deadlineMs),
+      );
       const res = await this.cluster.send<T>(coordinator, apiKey, body);
       const code = codeOf(res);
       if (
@@ -844,19 +901,29 @@ export class Admin {
         throw new KafkaProtocolError(code, `group ${groupId}`);
       }
       return res;
-    }, 10);
+    }, deadlineMs);
   }
 
-  /** Each group's state, protocol and members, asked of the group's own coordinator. */
-  async describeGroups(groupIds: string[]): Promise<GroupDescription[]> {
+  /**
+   * Each group's state, protocol and members, asked of the group's own coordinator; retried (a coordinator
+   * loading or moved) for at most `timeoutMs` (default.api.timeout.ms), as Kafka's describeConsumerGroups.
+   */
+  async describeGroups(groupIds: string[], options: AdminCallOptions = {}): Promise<GroupDescription[]> {
     const out: GroupDescription[] = [];
+    const deadlineMs = this.deadline(options.timeoutMs);
     for (const groupId of groupIds) {
-      const coordinator = await findCoordinator(this.cluster, groupId);
+      const coordinator = await findCoordinator(
+        this.cluster,
+        groupId,
+        CoordinatorType.GROUP,
+        this.lookupBound(deadlineMs),
+      );
       const res = await this.coordinatorCall<DescribeGroupsResponse>(
         groupId,
         ApiKey.DESCRIBE_GROUPS,
         { groups: [groupId], includeAuthorizedOperations: false },
         (r) => r.groups[0]?.errorCode ?? 0,
+        deadlineMs,
       );
       for (const g of res.groups) {
         out.push({
@@ -898,14 +965,19 @@ export class Admin {
   }
 
   /** Deletes empty groups at their coordinators; a group with members answers NON_EMPTY_GROUP as a value. */
-  async deleteGroups(groupIds: string[]): Promise<{ groupId: string; error: KafkaProtocolError | null }[]> {
+  async deleteGroups(
+    groupIds: string[],
+    options: AdminCallOptions = {},
+  ): Promise<{ groupId: string; error: KafkaProtocolError | null }[]> {
     const out = [];
+    const deadlineMs = this.deadline(options.timeoutMs);
     for (const groupId of groupIds) {
       const res = await this.coordinatorCall<DeleteGroupsResponse>(
         groupId,
         ApiKey.DELETE_GROUPS,
         { groupsNames: [groupId] },
         (r) => r.results[0]?.errorCode ?? 0,
+        deadlineMs,
       );
       for (const r of res.results) out.push({ groupId: r.groupId, error: errorOf(r.errorCode) });
     }
@@ -940,7 +1012,10 @@ export class Admin {
     if (typeof first === 'string') {
       const partitions = Array.isArray(second) ? second : undefined;
       const specs = new Map([[first, partitions ?? null]]);
-      const answer = (await this.offsetFetchGroups(specs, third?.requireStable ?? false)).get(first)!;
+      const deadlineMs = this.deadline(third?.timeoutMs);
+      const answer = (await this.offsetFetchGroups(specs, third?.requireStable ?? false, deadlineMs)).get(
+        first,
+      )!;
       if (answer.errorCode !== 0)
         throw new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${first}`);
       return groupOffsets(answer, true);
@@ -948,7 +1023,8 @@ export class Admin {
     const entries = first instanceof Map ? [...first] : Object.entries(first);
     const specs = new Map(entries.map(([g, spec]) => [g, spec.topicPartitions ?? null]));
     const options = Array.isArray(second) ? undefined : second;
-    const answers = await this.offsetFetchGroups(specs, options?.requireStable ?? false);
+    const deadlineMs = this.deadline(options?.timeoutMs);
+    const answers = await this.offsetFetchGroups(specs, options?.requireStable ?? false, deadlineMs);
     const out = new Map<string, GroupOffsetsListing>();
     for (const [g, answer] of answers) {
       out.set(
@@ -970,17 +1046,32 @@ export class Admin {
   private async offsetFetchGroups(
     specs: ReadonlyMap<string, TopicPartition[] | null>,
     requireStable: boolean,
+    deadlineMs: number,
   ): Promise<Map<string, GroupOffsetFetch>> {
     const answers = new Map<string, GroupOffsetFetch>();
     const coordinators = new Map<string, number>();
     let left = [...specs.keys()];
+    let lastFailure: unknown = null;
     for (let attempt = 0; left.length > 0; attempt++) {
-      if (attempt > 0) await sleep(this.cluster.backoffMs(Math.min(attempt - 1, 5)));
+      if (attempt > 0) {
+        // As Kafka's admin, the groups are asked again until the call's deadline, then the call times out.
+        const backoff = this.cluster.backoffMs(attempt - 1);
+        if (deadlineMs - Date.now() <= backoff) {
+          await sleep(Math.max(0, deadlineMs - Date.now()));
+          throw new CallTimeoutError(attempt, lastFailure);
+        }
+        await sleep(backoff);
+      }
       // The groups without a coordinator are looked up in one FindCoordinator; a lookup that fails (refused, as
-      // GROUP_AUTHORIZATION_FAILED, or still retriable after findCoordinators' retries) fails its group alone.
+      // GROUP_AUTHORIZATION_FAILED) fails its group alone.
       const unmapped = left.filter((g) => !coordinators.has(g));
       if (unmapped.length > 0) {
-        for (const [g, found] of await findCoordinators(this.cluster, unmapped)) {
+        for (const [g, found] of await findCoordinators(
+          this.cluster,
+          unmapped,
+          CoordinatorType.GROUP,
+          this.lookupBound(deadlineMs),
+        )) {
           if (typeof found === 'number') coordinators.set(g, found);
           else answers.set(g, { errorCode: found.code, topics: [] });
         }
@@ -992,7 +1083,7 @@ export class Admin {
         byCoordinator.set(node, [...(byCoordinator.get(node) ?? []), g]);
       }
       const retry: string[] = [];
-      const lastAttempt = attempt >= OFFSET_FETCH_RETRIES;
+      const lastAttempt = attempt >= this.callRetries;
       await Promise.all(
         [...byCoordinator].map(async ([node, groups]) => {
           let answered: Map<string, GroupOffsetFetch>;
@@ -1000,6 +1091,7 @@ export class Admin {
             answered = await this.offsetFetch(node, groups, specs, requireStable);
           } catch (err) {
             if (lastAttempt || !isRetriableError(err)) throw err;
+            lastFailure = err;
             for (const g of groups) coordinators.delete(g);
             retry.push(...groups);
             return;
@@ -1009,6 +1101,7 @@ export class Admin {
             const again = code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || OFFSET_FETCH_RELOOKUP.has(code);
             if (!again || lastAttempt) answers.set(g, answer);
             else {
+              lastFailure = new KafkaProtocolError(code, `OffsetFetch of group ${g}`);
               if (OFFSET_FETCH_RELOOKUP.has(code)) coordinators.delete(g);
               retry.push(g);
             }
@@ -1079,6 +1172,7 @@ export class Admin {
   async alterConsumerGroupOffsets(
     groupId: string,
     offsets: (TopicPartition & { offset: number; metadata?: string | null; leaderEpoch?: number })[],
+    options: AdminCallOptions = {},
   ): Promise<PartitionResult[]> {
     for (const o of offsets) checkCommittableOffset(o.offset);
     const res = await this.coordinatorCall<OffsetCommitResponse>(
@@ -1103,6 +1197,7 @@ export class Admin {
         })),
       },
       (r) => r.topics[0]?.partitions[0]?.errorCode ?? 0,
+      this.deadline(options.timeoutMs),
     );
     return res.topics.flatMap((t) =>
       t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, error: errorOf(p.errorCode) })),
@@ -1113,6 +1208,7 @@ export class Admin {
   async deleteConsumerGroupOffsets(
     groupId: string,
     partitions: TopicPartition[],
+    options: AdminCallOptions = {},
   ): Promise<PartitionResult[]> {
     const res = await this.coordinatorCall<OffsetDeleteResponse>(
       groupId,
@@ -1125,6 +1221,7 @@ export class Admin {
         })),
       },
       (r) => r.errorCode,
+      this.deadline(options.timeoutMs),
     );
     if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, `OffsetDelete of group ${groupId}`);
     return res.topics.flatMap((t) =>

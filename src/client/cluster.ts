@@ -14,11 +14,13 @@ import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import { Connection, type RequestOptions } from './connection.js';
 import {
+  CallTimeoutError,
   ClientStateError,
   ConnectionError,
   isRetriableError,
   KafkaClientError,
   KafkaProtocolError,
+  RequestTimeoutError,
 } from './errors.js';
 import {
   type ClientOptions,
@@ -65,6 +67,30 @@ export interface MetadataSnapshot {
 
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/** `attempt` settled, or a CallTimeoutError at the deadline if it has not settled by then. */
+function beforeDeadline<T>(attempt: Promise<T>, deadlineMs: number, attemptIndex: number): Promise<T> {
+  if (deadlineMs === Number.POSITIVE_INFINITY) return attempt;
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(
+      () =>
+        reject(
+          new CallTimeoutError(attemptIndex + 1, new RequestTimeoutError('the attempt was still running')),
+        ),
+      Math.max(0, deadlineMs - Date.now()),
+    );
+    attempt.then(
+      (v) => {
+        clearTimeout(timer);
+        resolve(v);
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        reject(err);
+      },
+    );
+  });
 }
 
 /**
@@ -360,15 +386,30 @@ export class Cluster {
     return base * (0.8 + Math.random() * 0.4);
   }
 
-  /** Runs fn, retrying retriable failures `retries` times with backoff, refreshing metadata in between. */
-  async withRetry<T>(fn: (attempt: number) => Promise<T>, retries = this.options.retries): Promise<T> {
+  /**
+   * Runs fn, retrying retriable failures `retries` times with backoff, refreshing metadata in between. With a
+   * deadline (epoch ms), as a call of Kafka's admin client, the call also ends there: an attempt still running or
+   * a retry that would start later fails it with RequestTimeoutError, the last failure as its cause.
+   */
+  async withRetry<T>(
+    fn: (attempt: number) => Promise<T>,
+    retries = this.options.retries,
+    deadlineMs = Number.POSITIVE_INFINITY,
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
-        return await fn(attempt);
+        return await beforeDeadline(fn(attempt), deadlineMs, attempt);
       } catch (err) {
         if (this.closed || !isRetriableError(err) || attempt >= retries) throw err;
+        if (err instanceof CallTimeoutError) throw err;
+        const backoff = this.backoffMs(attempt);
+        const left = deadlineMs - Date.now();
+        if (left <= backoff) {
+          await sleep(Math.max(0, left));
+          throw new CallTimeoutError(attempt + 1, err);
+        }
         this.invalidate();
-        await sleep(this.backoffMs(attempt));
+        await sleep(backoff);
       }
     }
   }

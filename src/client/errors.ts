@@ -74,11 +74,23 @@ export class ConnectionError extends KafkaClientError {
   }
 }
 
-/** No response within request.timeout.ms. */
+/**
+ * No response within request.timeout.ms, or a call that did not succeed within its own timeout (Kafka's
+ * TimeoutException; `cause` is then the last retriable failure).
+ */
 export class RequestTimeoutError extends KafkaClientError {
-  constructor(message: string) {
-    super(message, true);
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, true, options);
     this.name = 'RequestTimeoutError';
+  }
+}
+
+/** A call that reached its deadline (Kafka's admin TimeoutException "timed out ... after N attempt(s)"). */
+export class CallTimeoutError extends RequestTimeoutError {
+  constructor(attempts: number, cause: unknown) {
+    const last = cause instanceof Error ? `: ${cause.message}` : '';
+    super(`Call timed out after ${attempts} attempt(s)${last}`, { cause });
+    this.name = 'CallTimeoutError';
   }
 }
 

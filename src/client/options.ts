@@ -50,7 +50,10 @@ export interface ClientOptions {
   requestTimeoutMs?: number;
   /** socket.connection.setup.timeout.ms (default 10000). */
   connectionTimeoutMs?: number;
-  /** retries of a retriable failure before it is reported (default 5 for admin calls and metadata). */
+  /**
+   * retries of a retriable failure before it is reported (default 5 for metadata; an admin call by default retries
+   * until its timeout, as Kafka's admin client).
+   */
   retries?: number;
   /** retry.backoff.ms and retry.backoff.max.ms: exponential backoff between retries (100, 1000). */
   retryBackoffMs?: number;

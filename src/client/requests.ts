@@ -8,7 +8,7 @@ import type { ListOffsetsResponse } from '../protocol/messages/02-list-offsets.j
 import type { FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { Cluster } from './cluster.js';
-import { isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 
 /** A partition of a topic. */
 export interface TopicPartition {
@@ -195,33 +195,47 @@ async function listOffsetsRound(
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
 
+/** How many times a coordinator lookup asks again after a retriable failure, unless a bound is given. */
+const FIND_COORDINATORS_RETRIES = 20;
+
+/**
+ * How long a coordinator lookup retries: `retries` times and until `deadlineMs` (an admin call's bound), or
+ * without a bound given, FIND_COORDINATORS_RETRIES times.
+ */
+export interface LookupBound {
+  retries: number;
+  deadlineMs: number;
+}
+
 /** The broker id of the coordinator for a group (or transactional id). */
 export async function findCoordinator(
   cluster: Cluster,
   key: string,
   keyType: (typeof CoordinatorType)[keyof typeof CoordinatorType] = CoordinatorType.GROUP,
+  bound: LookupBound = { retries: FIND_COORDINATORS_RETRIES, deadlineMs: Number.POSITIVE_INFINITY },
 ): Promise<number> {
-  return cluster.withRetry(async () => {
-    const c = await cluster.anyConnection();
-    const version = c.pickVersion(ApiKey.FIND_COORDINATOR);
-    const res = await c.request<FindCoordinatorResponse>(
-      ApiKey.FIND_COORDINATOR,
-      { key, keyType, coordinatorKeys: [key] },
-      { version },
-    );
-    if (version >= 4) {
-      const entry = res.coordinators[0];
-      if (entry === undefined) throw new KafkaClientError('FindCoordinator answered no coordinator', true);
-      if (entry.errorCode !== 0) throw new KafkaProtocolError(entry.errorCode, entry.errorMessage);
-      return entry.nodeId;
-    }
-    if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage);
-    return res.nodeId;
-  }, 20);
+  return cluster.withRetry(
+    async () => {
+      const c = await cluster.anyConnection();
+      const version = c.pickVersion(ApiKey.FIND_COORDINATOR);
+      const res = await c.request<FindCoordinatorResponse>(
+        ApiKey.FIND_COORDINATOR,
+        { key, keyType, coordinatorKeys: [key] },
+        { version },
+      );
+      if (version >= 4) {
+        const entry = res.coordinators[0];
+        if (entry === undefined) throw new KafkaClientError('FindCoordinator answered no coordinator', true);
+        if (entry.errorCode !== 0) throw new KafkaProtocolError(entry.errorCode, entry.errorMessage);
+        return entry.nodeId;
+      }
+      if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, res.errorMessage);
+      return res.nodeId;
+    },
+    bound.retries,
+    bound.deadlineMs,
+  );
 }
-
-/** How many times findCoordinators asks again for keys answered with a retriable error (as findCoordinator). */
-const FIND_COORDINATORS_RETRIES = 20;
 
 /**
  * Kafka's CoordinatorStrategy: the coordinators of several keys from one FindCoordinator (v4+ takes a list of keys;
@@ -232,12 +246,21 @@ export async function findCoordinators(
   cluster: Cluster,
   keys: readonly string[],
   keyType: (typeof CoordinatorType)[keyof typeof CoordinatorType] = CoordinatorType.GROUP,
+  bound: LookupBound = { retries: FIND_COORDINATORS_RETRIES, deadlineMs: Number.POSITIVE_INFINITY },
 ): Promise<Map<string, number | KafkaProtocolError>> {
   const out = new Map<string, number | KafkaProtocolError>();
   let left = [...new Set(keys)];
+  let lastFailure: unknown = null;
   for (let attempt = 0; left.length > 0; attempt++) {
-    if (attempt > 0) await sleep(cluster.backoffMs(Math.min(attempt - 1, 5)));
-    const lastAttempt = attempt >= FIND_COORDINATORS_RETRIES;
+    if (attempt > 0) {
+      const backoff = cluster.backoffMs(attempt - 1);
+      if (bound.deadlineMs - Date.now() <= backoff) {
+        await sleep(Math.max(0, bound.deadlineMs - Date.now()));
+        throw new CallTimeoutError(attempt, lastFailure);
+      }
+      await sleep(backoff);
+    }
+    const lastAttempt = attempt >= bound.retries;
     let res: FindCoordinatorResponse;
     try {
       const c = await cluster.anyConnection();
@@ -245,7 +268,7 @@ export async function findCoordinators(
       if (version < 4) {
         for (const key of left) {
           try {
-            out.set(key, await findCoordinator(cluster, key, keyType));
+            out.set(key, await findCoordinator(cluster, key, keyType, bound));
           } catch (err) {
             if (!(err instanceof KafkaProtocolError)) throw err;
             out.set(key, err);
@@ -259,7 +282,8 @@ export async function findCoordinators(
         { version },
       );
     } catch (err) {
-      if (lastAttempt || !isRetriableError(err)) throw err;
+      if (lastAttempt || !isRetriableError(err) || err instanceof CallTimeoutError) throw err;
+      lastFailure = err;
       cluster.invalidate();
       continue;
     }
@@ -277,8 +301,10 @@ export async function findCoordinators(
               `FindCoordinator answered nothing for ${key}`,
             )
           : new KafkaProtocolError(entry.errorCode, entry.errorMessage);
-      if (err.retriable && !lastAttempt) retry.push(key);
-      else out.set(key, err);
+      if (err.retriable && !lastAttempt) {
+        retry.push(key);
+        lastFailure = err;
+      } else out.set(key, err);
     }
     left = retry;
   }
