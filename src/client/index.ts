@@ -1,6 +1,8 @@
 // Public surface of Brook's client: Producer, Consumer, Admin, serializers, partitioners and errors.
 
 export type {
+  AdminCallOptions,
+  AdminOptions,
   ConfigEntry,
   ConfigOp,
   ConfigResourceResult,
@@ -38,6 +40,7 @@ export {
   type RunOptions,
 } from './consumer.js';
 export {
+  CallTimeoutError,
   ClientStateError,
   ConfigError,
   ConnectionError,
