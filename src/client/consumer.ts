@@ -168,6 +168,11 @@ interface PartitionState {
    * a seek there decides where reading starts (Kafka's SubscriptionState pendingOnAssignedCallback).
    */
   awaitingCallback: boolean;
+  /**
+   * Being revoked from a group member: the commit before the revocation and onPartitionsRevoked run, so it is not
+   * fetched, as its records would reach no poll() (Kafka's SubscriptionState pendingRevocation).
+   */
+  pendingRevocation: boolean;
   /** Fetched records not yet returned, oldest first; each chunk knows the offset after it. */
   chunks: Chunk[];
   epoch: number;
@@ -367,7 +372,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     for (const tp of tps) {
       const k = tpKey(tp.topic, tp.partition);
-      if (this.partitions.has(k)) continue;
+      const kept = this.partitions.get(k);
+      if (kept !== undefined) {
+        // Still assigned: a revocation that failed before this assignment kept it did not take it away.
+        kept.pendingRevocation = false;
+        continue;
+      }
       this.partitions.set(k, {
         topic: tp.topic,
         partition: tp.partition,
@@ -379,6 +389,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         awaitingReset: false,
         paused: false,
         awaitingCallback,
+        pendingRevocation: false,
         chunks: [],
         epoch: 0,
         highWatermark: -1,
@@ -468,6 +479,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.wake();
       },
       beforeRevoke: async (tps: TopicPartition[]) => {
+        for (const tp of tps) {
+          const s = this.partitions.get(tpKey(tp.topic, tp.partition));
+          if (s !== undefined) s.pendingRevocation = true;
+        }
         if (this.o.enableAutoCommit) await this.commitPositions(tps, true).catch(() => {});
       },
     };
@@ -782,6 +797,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return (
       !s.paused &&
       !s.awaitingCallback &&
+      !s.pendingRevocation &&
       s.position !== null &&
       !s.awaitingValidation &&
       s.chunks.length < PREFETCH_CHUNKS &&
@@ -1205,7 +1221,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private drainBuffers(): ConsumerRecord<K, V>[] {
     const out: ConsumerRecord<K, V>[] = [];
     for (const s of this.partitions.values()) {
-      if (s.paused || s.chunks.length === 0) continue;
+      if (s.paused || s.pendingRevocation || s.chunks.length === 0) continue;
       const make = this.recordFactory(s);
       while (s.chunks.length > 0 && out.length < this.o.maxPollRecords) {
         const c = s.chunks[0]!;
