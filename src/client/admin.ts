@@ -233,17 +233,15 @@ export interface PartitionResult extends TopicPartition {
 export type OffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | number;
 
 /**
- * A group's offsets from its OffsetFetch answer, by topic and partition. A partition answered with an error throws
- * (`strict`) or is left out, as Kafka's admin leaves it out of a several-group listing.
+ * A group's offsets from its OffsetFetch answer, by topic and partition, as Kafka's ListConsumerGroupOffsetsHandler
+ * lists them: a partition answered with an error (UNSTABLE_OFFSET_COMMIT under requireStable) is left out, one
+ * without a committed offset listed with offset -1 (Kafka's null OffsetAndMetadata).
  */
-function groupOffsets(answer: GroupOffsetFetch, strict: boolean): GroupOffset[] {
+function groupOffsets(answer: GroupOffsetFetch): GroupOffset[] {
   const out: GroupOffset[] = [];
   for (const t of answer.topics) {
     for (const p of t.partitions) {
-      if (p.errorCode !== 0) {
-        if (strict) throw new KafkaProtocolError(p.errorCode, `${t.name}-${p.partitionIndex}`);
-        continue;
-      }
+      if (p.errorCode !== 0) continue;
       out.push({
         topic: t.name,
         partition: p.partitionIndex,
@@ -985,10 +983,11 @@ export class Admin {
   }
 
   /**
-   * Committed offsets of a group (all partitions when `partitions` is omitted); a group or partition error throws.
-   * Given a map (or record) of group ids to specs instead, Kafka's several-group form: the groups of one
-   * coordinator go in one OffsetFetch (v8+, or one v7 request per group to an older broker) and each group answers
-   * apart, a group error as its `error`, a partition with an error left out (as Kafka's admin does).
+   * Committed offsets of a group (all partitions when `partitions` is omitted); a group error throws. Given a map
+   * (or record) of group ids to specs instead, Kafka's several-group form: the groups of one coordinator go in one
+   * OffsetFetch (v8+, or one v7 request per group to an older broker) and each group answers apart, a group error
+   * as its `error`. In both forms, as Kafka's admin, a partition answered with an error is left out and one without
+   * a committed offset is listed with offset -1 (where Kafka's map holds null).
    */
   async listConsumerGroupOffsets(
     groupId: string,
@@ -1018,7 +1017,7 @@ export class Admin {
       )!;
       if (answer.errorCode !== 0)
         throw new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${first}`);
-      return groupOffsets(answer, true);
+      return groupOffsets(answer);
     }
     const entries = first instanceof Map ? [...first] : Object.entries(first);
     const specs = new Map(entries.map(([g, spec]) => [g, spec.topicPartitions ?? null]));
@@ -1031,7 +1030,7 @@ export class Admin {
         g,
         answer.errorCode !== 0
           ? { offsets: [], error: new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${g}`) }
-          : { offsets: groupOffsets(answer, false), error: null },
+          : { offsets: groupOffsets(answer), error: null },
       );
     }
     return out;
