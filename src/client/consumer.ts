@@ -1203,7 +1203,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.fetchError = null;
         throw err;
       }
-      // As Kafka's SubscriptionState, a partition whose onPartitionsAssigned has not succeeded gets no position.
+      // A partition whose onPartitionsAssigned has not succeeded gets no position here (position() resolves one;
+      // Kafka 3.9's poll does too, which changes no record returned: the partition is not fetched until then).
       const unknown = [...this.partitions.values()].filter((s) => s.position === null && !s.awaitingCallback);
       if (unknown.length > 0) await this.resolvePositions(unknown);
       const records = this.drainBuffers();

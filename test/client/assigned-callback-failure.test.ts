@@ -103,6 +103,11 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
       assert.ok(ownedInHeartbeats.length > 0, 'the member went on heartbeating');
       assert.deepEqual(new Set(ownedInHeartbeats), new Set([0]), 'no heartbeat names the partition as owned');
       assert.equal(fetchesOfTopic, 0, 'no Fetch of the partition after the callback failed');
+      // As Kafka's position() (SubscriptionState: the partition is INITIALIZING; only fetching waits for the
+      // callback), position() resolves it meanwhile (auto.offset.reset earliest: 0), and it is still not fetched.
+      assert.equal(await consumer.position({ topic: TOPIC, partition: 0 }, 5_000), 0);
+      await sleep(300);
+      assert.equal(fetchesOfTopic, 0, 'no Fetch of the partition after position() resolved it');
 
       // The next poll runs the callback again for the same partition; it fails once more.
       await assert.rejects(consumer.poll(100), { message: 'callback failure 2' });
