@@ -39,8 +39,8 @@ import type { DescribeClusterResponse } from '../protocol/messages/60-describe-c
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
-import { Cluster, type PartitionInfo, sleep } from './cluster.js';
-import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import { Cluster, type PartitionInfo } from './cluster.js';
+import { isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
 import {
   CoordinatorType,
@@ -1052,15 +1052,8 @@ export class Admin {
     let left = [...specs.keys()];
     let lastFailure: unknown = null;
     for (let attempt = 0; left.length > 0; attempt++) {
-      if (attempt > 0) {
-        // As Kafka's admin, the groups are asked again until the call's deadline, then the call times out.
-        const backoff = this.cluster.backoffMs(attempt - 1);
-        if (deadlineMs - Date.now() <= backoff) {
-          await sleep(Math.max(0, deadlineMs - Date.now()));
-          throw new CallTimeoutError(attempt, lastFailure);
-        }
-        await sleep(backoff);
-      }
+      // As Kafka's admin, the groups are asked again until the call's deadline, then the call times out.
+      if (attempt > 0) await this.cluster.backoffUntil(attempt - 1, deadlineMs, lastFailure);
       // The groups without a coordinator are looked up in one FindCoordinator; a lookup that fails (refused, as
       // GROUP_AUTHORIZATION_FAILED) fails its group alone.
       const unmapped = left.filter((g) => !coordinators.has(g));

@@ -387,9 +387,24 @@ export class Cluster {
   }
 
   /**
+   * Waits the backoff before retry number `attempt` (0-based). When the retry would start at or past `deadlineMs`
+   * (epoch ms), the wait ends at the deadline instead and throws CallTimeoutError, `lastFailure` as its cause.
+   */
+  async backoffUntil(attempt: number, deadlineMs: number, lastFailure: unknown): Promise<void> {
+    const backoff = this.backoffMs(attempt);
+    const left = deadlineMs - Date.now();
+    if (left <= backoff) {
+      await sleep(Math.max(0, left));
+      throw new CallTimeoutError(attempt + 1, lastFailure);
+    }
+    await sleep(backoff);
+  }
+
+  /**
    * Runs fn, retrying retriable failures `retries` times with backoff, refreshing metadata in between. With a
    * deadline (epoch ms), as a call of Kafka's admin client, the call also ends there: an attempt still running or
-   * a retry that would start later fails it with RequestTimeoutError, the last failure as its cause.
+   * a retry that would start later fails it with CallTimeoutError (a RequestTimeoutError), the last failure as its
+   * cause.
    */
   async withRetry<T>(
     fn: (attempt: number) => Promise<T>,
@@ -402,14 +417,8 @@ export class Cluster {
       } catch (err) {
         if (this.closed || !isRetriableError(err) || attempt >= retries) throw err;
         if (err instanceof CallTimeoutError) throw err;
-        const backoff = this.backoffMs(attempt);
-        const left = deadlineMs - Date.now();
-        if (left <= backoff) {
-          await sleep(Math.max(0, left));
-          throw new CallTimeoutError(attempt + 1, err);
-        }
         this.invalidate();
-        await sleep(backoff);
+        await this.backoffUntil(attempt, deadlineMs, err);
       }
     }
   }

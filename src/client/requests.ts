@@ -2,7 +2,6 @@
 // group or transaction coordinator. Each returns plain results and throws only for failures that retries did
 // not cure.
 
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ErrorCode } from '../protocol/errors.js';
 import type { ListOffsetsResponse } from '../protocol/messages/02-list-offsets.js';
 import type { FindCoordinatorResponse } from '../protocol/messages/10-find-coordinator.js';
@@ -252,14 +251,7 @@ export async function findCoordinators(
   let left = [...new Set(keys)];
   let lastFailure: unknown = null;
   for (let attempt = 0; left.length > 0; attempt++) {
-    if (attempt > 0) {
-      const backoff = cluster.backoffMs(attempt - 1);
-      if (bound.deadlineMs - Date.now() <= backoff) {
-        await sleep(Math.max(0, bound.deadlineMs - Date.now()));
-        throw new CallTimeoutError(attempt, lastFailure);
-      }
-      await sleep(backoff);
-    }
+    if (attempt > 0) await cluster.backoffUntil(attempt - 1, bound.deadlineMs, lastFailure);
     const lastAttempt = attempt >= bound.retries;
     let res: FindCoordinatorResponse;
     try {
