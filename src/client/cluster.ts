@@ -221,6 +221,32 @@ export class Cluster {
    * one already open: a second batch used to leave first, its sequence refused as out of order for ever).
    */
   async send<T>(nodeId: number, apiKey: number, body: unknown, options?: RequestOptions): Promise<T> {
+    const c = await this.connectionInOrder(nodeId);
+    return c.request<T>(apiKey, body, options);
+  }
+
+  /**
+   * As send(), for a request whose body depends on the version it goes out with (the consumer's Fetch: by topic
+   * name up to v12, by id from v13): `body` is built once the broker's connection has negotiated it, with the
+   * highest version both sides support up to `options.maxVersion`.
+   */
+  async sendForVersion<T>(
+    nodeId: number,
+    apiKey: number,
+    body: (version: number) => unknown,
+    options: RequestOptions = {},
+  ): Promise<{ response: T; version: number }> {
+    const c = await this.connectionInOrder(nodeId);
+    const version = c.pickVersion(apiKey, options.maxVersion);
+    const response = await c.request<T>(apiKey, body(version), { ...options, version });
+    return { response, version };
+  }
+
+  /**
+   * The connection to a broker, once the lookups of every earlier send() to it have ended (see send()). Not async:
+   * the caller awaits the lookup itself, so that it queues its request before the next call's lookup goes on.
+   */
+  private connectionInOrder(nodeId: number): Promise<Connection> {
     const previous = this.lookups.get(nodeId);
     const lookup =
       previous === undefined
@@ -234,8 +260,7 @@ export class Cluster {
       if (this.lookups.get(nodeId) === lookup) this.lookups.delete(nodeId);
     };
     lookup.then(done, done);
-    const c = await lookup;
-    return c.request<T>(apiKey, body, options);
+    return lookup;
   }
 
   /** Sends to any broker. */

@@ -52,12 +52,12 @@ import type { ResolvedClientOptions } from './options.js';
 import { authenticate } from './sasl.js';
 
 /**
- * Newest versions this client sends. Fetch 13+ and Produce 13+ name topics by id only; the client speaks topic
- * names, which every broker from Kafka 0.10 to 4.x still accepts at these versions. OffsetFetch 8+ batches
+ * Newest versions this client sends. Produce 13+ names topics by id only; the client speaks topic names, which
+ * every broker from Kafka 0.10 to 4.x still accepts at this version. (The consumer's Fetch goes up to the newest
+ * version, by topic id, and caps itself at 12 for a fetch of a topic without an id.) OffsetFetch 8+ batches
  * groups: requests that use it (the admin's several-group listing, a KIP-848 member's v9) name their version.
  */
 export const CLIENT_MAX_VERSIONS: Readonly<Record<number, number>> = {
-  [ApiKey.FETCH]: 12,
   [ApiKey.PRODUCE]: 11,
   [ApiKey.OFFSET_FETCH]: 7,
 };

@@ -50,7 +50,12 @@ import {
   RequestTimeoutError,
 } from './errors.js';
 import { FetchedRecords, type RecordFactory } from './fetch-records.js';
-import { FetchSession } from './fetch-session.js';
+import {
+  canUseTopicIds,
+  FetchSession,
+  type ForgottenPartition,
+  type WantedPartition,
+} from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
 import { ConsumerProtocolMember } from './group-consumer-protocol.js';
 import type { GenerationInfo } from './group-membership.js';
@@ -243,6 +248,32 @@ function addTo<K, V>(map: Map<K, V[]>, key: K, value: V): void {
   let list = map.get(key);
   if (list === undefined) map.set(key, (list = []));
   list.push(value);
+}
+
+/** Fetch v13 (KIP-516) names topics by id; v12 is the last by name, for a fetch of a topic without an id. */
+const FIRST_FETCH_VERSION_BY_ID = 13;
+const LAST_FETCH_VERSION_BY_NAME = 12;
+
+/** A partition as one fetch asks for it: what the answer is checked against, and the topic id it went with. */
+interface SentPartition {
+  s: PartitionState;
+  /** The partition's epoch (seeks, pauses) when the fetch left: an answer to an older one is dropped. */
+  epoch: number;
+  offset: number;
+  /** The topic's id in the metadata when the fetch left (ZERO_UUID when none). */
+  topicId: string;
+  leaderEpoch: number;
+  fromReplica: number;
+}
+
+function wantedOf(x: SentPartition): WantedPartition {
+  return {
+    topic: x.s.topic,
+    partition: x.s.partition,
+    topicId: x.topicId,
+    offset: x.offset,
+    currentLeaderEpoch: x.leaderEpoch,
+  };
 }
 
 /** Where the next fetch of a partition starts: after what is buffered, else at the position. */
@@ -997,10 +1028,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
 
   private fetchFrom(node: number, list: PartitionState[]): void {
     this.fetching.add(node);
-    const sent = list.map((s) => ({
+    const sent: SentPartition[] = list.map((s) => ({
       s,
       epoch: s.epoch,
       offset: fetchOffsetOf(s)!,
+      topicId: this.cluster.snapshot.topics.get(s.topic)?.topicId ?? ZERO_UUID,
       // The leader epoch of the metadata, as Kafka's consumer: a broker that no longer leads in that epoch (or has
       // not yet learned of it) answers FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH and the partition waits for
       // newer metadata, instead of reading a log that may be truncated.
@@ -1008,69 +1040,25 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       fromReplica: s.readReplica,
     }));
     let session: FetchSession | undefined;
-    let plan = { sessionId: 0, sessionEpoch: -1, send: sent, forgotten: [] as TopicPartition[] };
     if (this.o.fetchSessions) {
       session = this.sessions.get(node);
       if (session === undefined) this.sessions.set(node, (session = new FetchSession()));
-      const p = session.plan(
-        sent.map((x) => ({
-          topic: x.s.topic,
-          partition: x.s.partition,
-          offset: x.offset,
-          currentLeaderEpoch: x.leaderEpoch,
-        })),
-      );
-      const named = new Set(p.send.map((w) => tpKey(w.topic, w.partition)));
-      plan = { ...p, send: sent.filter((x) => named.has(tpKey(x.s.topic, x.s.partition))) };
     }
-    const forgotten = new Map<string, number[]>();
-    for (const f of plan.forgotten) {
-      let l = forgotten.get(f.topic);
-      if (l === undefined) forgotten.set(f.topic, (l = []));
-      l.push(f.partition);
-    }
-    const topics = new Map<string, typeof sent>();
-    for (const x of plan.send) {
-      let t = topics.get(x.s.topic);
-      if (t === undefined) topics.set(x.s.topic, (t = []));
-      t.push(x);
-    }
-    const request: FetchRequest = {
-      clusterId: null,
-      replicaId: -1,
-      replicaState: { replicaId: -1, replicaEpoch: -1n },
-      maxWaitMs: this.o.fetchMaxWaitMs,
-      minBytes: this.o.fetchMinBytes,
-      maxBytes: this.o.fetchMaxBytes,
-      isolationLevel: this.isolation(),
-      sessionId: plan.sessionId,
-      sessionEpoch: plan.sessionEpoch,
-      topics: [...topics].map(([topic, xs]) => ({
-        topic,
-        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? ZERO_UUID,
-        partitions: xs.map((x) => ({
-          partition: x.s.partition,
-          currentLeaderEpoch: x.leaderEpoch,
-          fetchOffset: BigInt(x.offset),
-          lastFetchedEpoch: -1,
-          logStartOffset: -1n,
-          partitionMaxBytes: this.o.maxPartitionFetchBytes,
-          replicaDirectoryId: ZERO_UUID,
-        })),
-      })),
-      forgottenTopicsData: [...forgotten].map(([topic, partitions]) => ({
-        topic,
-        topicId: this.cluster.snapshot.topics.get(topic)?.topicId ?? ZERO_UUID,
-        partitions,
-      })),
-      rackId: this.o.clientRack,
-    };
+    // As Kafka's consumer (AbstractFetch.createFetchRequests): the newest version both sides speak, by topic id,
+    // when every topic fetched has an id in the metadata; else v12, by name.
+    const byId = canUseTopicIds(sent.map(wantedOf));
     this.cluster
-      .send<FetchResponse>(node, ApiKey.FETCH, request, {
-        timeoutMs: this.cluster.options.requestTimeoutMs + this.o.fetchMaxWaitMs,
-      })
+      .sendForVersion<FetchResponse>(
+        node,
+        ApiKey.FETCH,
+        (version) => this.fetchRequest(version, sent, session),
+        {
+          timeoutMs: this.cluster.options.requestTimeoutMs + this.o.fetchMaxWaitMs,
+          maxVersion: byId ? undefined : LAST_FETCH_VERSION_BY_NAME,
+        },
+      )
       .then(
-        (res) => {
+        ({ response: res, version }) => {
           session?.answered(res.errorCode, res.sessionId);
           if (
             res.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND ||
@@ -1078,10 +1066,23 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           ) {
             return; // The session starts over with the next (full) fetch.
           }
+          if (res.errorCode === ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR) {
+            // The broker's session names topics otherwise than this fetch did (by id or by name), or saw ids it
+            // cannot square: as Kafka's AbstractFetch, the session starts over with the next fetch and the
+            // metadata is refreshed, the error not the application's.
+            this.cluster.invalidate();
+            return;
+          }
           if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'Fetch');
+          // From v13 the response names topics by id: the ids this fetch sent tell their names (Kafka's
+          // sessionTopicNames); a topic id this fetch did not send is not this consumer's to read.
+          const names =
+            version >= FIRST_FETCH_VERSION_BY_ID ? new Map(sent.map((x) => [x.topicId, x.s.topic])) : null;
           for (const t of res.responses) {
+            const topic = names === null ? t.topic : names.get(t.topicId);
+            if (topic === undefined) continue;
             for (const p of t.partitions) {
-              const x = sent.find((y) => y.s.topic === t.topic && y.s.partition === p.partitionIndex);
+              const x = sent.find((y) => y.s.topic === topic && y.s.partition === p.partitionIndex);
               if (x !== undefined) this.onPartitionData(x.s, x.epoch, x.offset, x.fromReplica, p);
             }
           }
@@ -1108,6 +1109,74 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         if (this.fetchError === null) this.startFetches();
         this.wake();
       });
+  }
+
+  /**
+   * The Fetch request for these partitions at `version`: the session's plan (only what it must be told) when
+   * sessions are on, else all of them without a session. From v13 topics go by id, before by name.
+   */
+  private fetchRequest(
+    version: number,
+    sent: SentPartition[],
+    session: FetchSession | undefined,
+  ): FetchRequest {
+    const byId = version >= FIRST_FETCH_VERSION_BY_ID;
+    let plan: {
+      sessionId: number;
+      sessionEpoch: number;
+      send: SentPartition[];
+      forgotten: ForgottenPartition[];
+    } = {
+      sessionId: 0,
+      sessionEpoch: -1,
+      send: sent,
+      forgotten: [],
+    };
+    if (session !== undefined) {
+      const p = session.plan(sent.map(wantedOf), byId);
+      const named = new Set(p.send.map((w) => tpKey(w.topic, w.partition)));
+      plan = { ...p, send: sent.filter((x) => named.has(tpKey(x.s.topic, x.s.partition))) };
+    }
+    // A topic forgotten under an old id and fetched under a new one is two entries by id.
+    const forgotten = new Map<string, { topic: string; topicId: string; partitions: number[] }>();
+    for (const f of plan.forgotten) {
+      const k = byId ? f.topicId : f.topic;
+      let t = forgotten.get(k);
+      if (t === undefined) forgotten.set(k, (t = { topic: f.topic, topicId: f.topicId, partitions: [] }));
+      t.partitions.push(f.partition);
+    }
+    const topics = new Map<string, SentPartition[]>();
+    for (const x of plan.send) {
+      let t = topics.get(x.s.topic);
+      if (t === undefined) topics.set(x.s.topic, (t = []));
+      t.push(x);
+    }
+    return {
+      clusterId: null,
+      replicaId: -1,
+      replicaState: { replicaId: -1, replicaEpoch: -1n },
+      maxWaitMs: this.o.fetchMaxWaitMs,
+      minBytes: this.o.fetchMinBytes,
+      maxBytes: this.o.fetchMaxBytes,
+      isolationLevel: this.isolation(),
+      sessionId: plan.sessionId,
+      sessionEpoch: plan.sessionEpoch,
+      topics: [...topics].map(([topic, xs]) => ({
+        topic,
+        topicId: xs[0]!.topicId,
+        partitions: xs.map((x) => ({
+          partition: x.s.partition,
+          currentLeaderEpoch: x.leaderEpoch,
+          fetchOffset: BigInt(x.offset),
+          lastFetchedEpoch: -1,
+          logStartOffset: -1n,
+          partitionMaxBytes: this.o.maxPartitionFetchBytes,
+          replicaDirectoryId: ZERO_UUID,
+        })),
+      })),
+      forgottenTopicsData: [...forgotten.values()],
+      rackId: this.o.clientRack,
+    };
   }
 
   private onPartitionData(

@@ -4,12 +4,22 @@
 // partitions with something to say. A session error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) or a
 // failed request starts over with a full fetch. A broker that answers session id 0 keeps every fetch full.
 //
+// Topic ids (KIP-516): a session of Fetch v13+ names its partitions by topic id, one of v12 or older by name. A
+// partition is known with the id it was added with: when its topic is deleted and created again under the same
+// name, metadata gives the partition a new id, and the next incremental fetch sends it with the new id and
+// forgets it under the old one (Kafka's FetchSessionHandler: a replaced partition), so that the broker reads the
+// new topic. A session is kept by name or by id for its life, as Kafka's broker holds it (it answers
+// FETCH_SESSION_TOPIC_ID_ERROR to a fetch that switches): a fetch that switches starts a new session instead.
+//
 // State changes only in plan() (what the broker will know once it answers) and in the outcome calls.
 
 import { ErrorCode } from '../protocol/errors.js';
+import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { type TopicPartition, tpKey } from './requests.js';
 
 export interface WantedPartition extends TopicPartition {
+  /** The topic's id in the metadata (ZERO_UUID when it has none). */
+  topicId: string;
   offset: number;
   /** The leader epoch the fetch names for the partition (currentLeaderEpoch; -1 for none). */
   currentLeaderEpoch: number;
@@ -20,7 +30,20 @@ export interface FetchPlan {
   sessionEpoch: number;
   /** Partitions to name in the request. */
   send: WantedPartition[];
-  forgotten: TopicPartition[];
+  /** Partitions to drop from the session, with the topic id it holds them under. */
+  forgotten: ForgottenPartition[];
+}
+
+export interface ForgottenPartition extends TopicPartition {
+  topicId: string;
+}
+
+/**
+ * Whether a fetch of these partitions may name topics by id (Fetch v13+): only when every one has an id, else it
+ * goes as v12 by name (Kafka's FetchRequestData.canUseTopicIds).
+ */
+export function canUseTopicIds(wanted: readonly WantedPartition[]): boolean {
+  return wanted.every((w) => w.topicId !== ZERO_UUID && w.topicId !== '');
 }
 
 export class FetchSession {
@@ -29,22 +52,36 @@ export class FetchSession {
   /** What the broker holds for the session: partition -> fetch offset and leader epoch. */
   private known = new Map<string, WantedPartition>();
   private pending: Map<string, WantedPartition> | null = null;
+  /** Whether the session names topics by id (opened by Fetch v13+). */
+  private byId = false;
   fullFetches = 0;
   incrementalFetches = 0;
 
-  /** The request for this set of wanted partitions. */
-  plan(wanted: WantedPartition[]): FetchPlan {
+  /**
+   * The request for this set of wanted partitions, for a fetch that names topics by id (`topicIds`: the request
+   * goes as v13+) or by name.
+   */
+  plan(wanted: WantedPartition[], topicIds: boolean): FetchPlan {
     const next = new Map(wanted.map((w) => [tpKey(w.topic, w.partition), w]));
+    if (this.id !== 0 && this.byId !== topicIds) this.reset();
     this.pending = next;
+    this.byId = topicIds;
     if (this.id === 0) {
       this.fullFetches++;
       return { sessionId: 0, sessionEpoch: 0, send: wanted, forgotten: [] };
     }
     this.incrementalFetches++;
     const send = wanted.filter((w) => changed(this.known.get(tpKey(w.topic, w.partition)), w));
-    const forgotten = [...this.known]
-      .filter(([k]) => !next.has(k))
-      .map(([, p]) => ({ topic: p.topic, partition: p.partition }));
+    const forgotten: ForgottenPartition[] = [];
+    for (const [k, p] of this.known) {
+      const w = next.get(k);
+      // A partition whose topic has another id now is sent again under the new id (changed() says so) and, by
+      // id, forgotten under the old one. By name the broker cannot tell the two apart: forgetting it would drop
+      // the partition just sent.
+      if (w === undefined || (topicIds && replaced(p, w))) {
+        forgotten.push({ topic: p.topic, partition: p.partition, topicId: p.topicId });
+      }
+    }
     return { sessionId: this.id, sessionEpoch: this.epoch, send, forgotten };
   }
 
@@ -91,14 +128,20 @@ export class FetchSession {
 
 /**
  * Whether the broker must be told of a partition in an incremental fetch: it is new to the session, or what the
- * session holds for it differs, its leader epoch included (Kafka's FetchSessionHandler compares the whole
- * PartitionData). An idle partition keeps its offset: a new leader epoch learned after FENCED_LEADER_EPOCH must
+ * session holds for it differs, its leader epoch and topic id included (Kafka's FetchSessionHandler compares the
+ * whole PartitionData). An idle partition keeps its offset: a new leader epoch learned after FENCED_LEADER_EPOCH must
  * still reach the broker, or the session goes on fencing it at the old epoch for ever.
  */
 function changed(known: WantedPartition | undefined, wanted: WantedPartition): boolean {
   return (
     known === undefined ||
+    known.topicId !== wanted.topicId ||
     known.offset !== wanted.offset ||
     known.currentLeaderEpoch !== wanted.currentLeaderEpoch
   );
+}
+
+/** A partition the session holds under one topic id and metadata now gives another (both ids known). */
+function replaced(known: WantedPartition, wanted: WantedPartition): boolean {
+  return known.topicId !== wanted.topicId && known.topicId !== ZERO_UUID && wanted.topicId !== ZERO_UUID;
 }

@@ -41,10 +41,12 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
     });
     bootstrapServers = `127.0.0.1:${broker.port}`;
     admin = new Admin({ bootstrapServers });
-    await admin.createTopics([
+    const [created] = await admin.createTopics([
       { topic: TOPIC, numPartitions: 1, replicationFactor: 1 },
       { topic: OTHER_TOPIC, numPartitions: 1, replicationFactor: 1 },
     ]);
+    // The consumer's Fetch names the topic by id (v13+).
+    const topicId = created!.topicId;
     const producer = new Producer({ bootstrapServers });
     for (let i = 0; i < 5; i++)
       await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from(`v${i}`) });
@@ -55,7 +57,8 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
         if (body.groupId === GROUP && body.memberEpoch > 0 && body.topicPartitions !== null)
           ownedInHeartbeats.push(body.topicPartitions.reduce((n, t) => n + t.partitions.length, 0));
       } else if (request.apiKey === ApiKey.FETCH) {
-        if ((request.body as FetchRequest).topics.some((t) => t.topic === TOPIC)) fetchesOfTopic++;
+        if ((request.body as FetchRequest).topics.some((t) => t.topic === TOPIC || t.topicId === topicId))
+          fetchesOfTopic++;
       }
       return undefined;
     });

@@ -51,7 +51,13 @@ test('connections negotiate the highest common version and pipeline requests', a
   try {
     const v = c.pickVersion(ApiKey.METADATA);
     assert.equal(v, Math.min(getApi(ApiKey.METADATA).maxVersion, c.versionRange(ApiKey.METADATA)!.max));
-    assert.equal(c.pickVersion(ApiKey.FETCH), 12, 'Fetch is capped where topic ids would start');
+    assert.equal(c.pickVersion(ApiKey.PRODUCE), 11, 'Produce is capped where topic ids would start');
+    // The consumer's Fetch takes the newest version (by topic id), and caps itself at 12 for a topic without one.
+    assert.equal(
+      c.pickVersion(ApiKey.FETCH),
+      Math.min(getApi(ApiKey.FETCH).maxVersion, c.versionRange(ApiKey.FETCH)!.max),
+    );
+    assert.equal(c.pickVersion(ApiKey.FETCH, 12), 12);
     const body = {
       topics: [],
       allowAutoTopicCreation: false,
@@ -446,11 +452,12 @@ test('prefetch without poll() stops at two chunks per partition and at fetch.max
   consumer.assign([0, 1, 2, 3].map((partition) => ({ topic, partition })));
   for (let partition = 0; partition < 4; partition++) consumer.seek({ topic, partition }, 0);
   let fetches = 0;
-  const send = consumer.cluster.send.bind(consumer.cluster);
-  consumer.cluster.send = ((leader: number, apiKey: number, ...rest: unknown[]) => {
+  // The consumer's Fetch goes through sendForVersion (its body depends on the version: by topic id from v13).
+  const send = consumer.cluster.sendForVersion.bind(consumer.cluster);
+  consumer.cluster.sendForVersion = ((leader: number, apiKey: number, ...rest: unknown[]) => {
     if (apiKey === ApiKey.FETCH) fetches++;
     return (send as (...a: unknown[]) => Promise<unknown>)(leader, apiKey, ...rest);
-  }) as typeof consumer.cluster.send;
+  }) as typeof consumer.cluster.sendForVersion;
   const first = await consumeAll(consumer, 1);
   assert.equal(first.length, 1);
   await new Promise((r) => setTimeout(r, 500));

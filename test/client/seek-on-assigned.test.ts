@@ -36,17 +36,20 @@ describe('seek in onPartitionsAssigned', () => {
     });
     bootstrapServers = `127.0.0.1:${broker.port}`;
     admin = new Admin({ bootstrapServers });
-    await admin.createTopics([
+    const [created] = await admin.createTopics([
       { topic: TOPIC, numPartitions: 1, replicationFactor: 1 },
       { topic: OWNED_TOPIC, numPartitions: 1, replicationFactor: 1 },
     ]);
+    // The consumer's Fetch names the topic by id (v13+).
+    const topicId = created!.topicId;
     const producer = new Producer({ bootstrapServers });
     for (let i = 0; i < 10; i++)
       await producer.send({ topic: TOPIC, partition: 0, value: Buffer.from(`v${i}`) });
     await producer.close();
     broker.interception.set((request) => {
       if (request.apiKey !== ApiKey.FETCH || !inCallback) return undefined;
-      if ((request.body as FetchRequest).topics.some((t) => t.topic === TOPIC)) fetchesInCallback++;
+      if ((request.body as FetchRequest).topics.some((t) => t.topic === TOPIC || t.topicId === topicId))
+        fetchesInCallback++;
       return undefined;
     });
   });
