@@ -1,8 +1,11 @@
 // The client side of a fetch session (KIP-227) with one broker. The first fetch is full (session id 0, epoch 0)
 // and the broker answers with a session id; later fetches are incremental: they name only partitions that are
 // new or whose fetch offset or leader epoch changed, list the partitions to drop as forgotten, and get back only
-// partitions with something to say. A session error (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH) or a
-// failed request starts over with a full fetch. A broker that answers session id 0 keeps every fetch full.
+// partitions with something to say. A top-level error or a failed request starts over with a full fetch that
+// names the old session with epoch 0, which closes it on the broker as the new one opens (Kafka's
+// nextCloseExistingAttemptNew: no session is left holding one of the broker's cache slots), except after
+// FETCH_SESSION_ID_NOT_FOUND (the broker has none to close). A broker that answers session id 0 keeps every fetch
+// full.
 //
 // Topic ids (KIP-516): a session of Fetch v13+ names its partitions by topic id, one of v12 or older by name. A
 // partition is known with the id it was added with: when its topic is deleted and created again under the same
@@ -63,12 +66,12 @@ export class FetchSession {
    */
   plan(wanted: WantedPartition[], topicIds: boolean): FetchPlan {
     const next = new Map(wanted.map((w) => [tpKey(w.topic, w.partition), w]));
-    if (this.id !== 0 && this.byId !== topicIds) this.reset();
+    if (this.byId !== topicIds) this.startOver();
     this.pending = next;
     this.byId = topicIds;
-    if (this.id === 0) {
+    if (this.epoch === 0) {
       this.fullFetches++;
-      return { sessionId: 0, sessionEpoch: 0, send: wanted, forgotten: [] };
+      return { sessionId: this.id, sessionEpoch: 0, send: wanted, forgotten: [] };
     }
     this.incrementalFetches++;
     const send = wanted.filter((w) => changed(this.known.get(tpKey(w.topic, w.partition)), w));
@@ -87,20 +90,19 @@ export class FetchSession {
 
   /** The broker answered with this top-level error code and session id. */
   answered(errorCode: number, sessionId: number): void {
-    if (
-      errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND ||
-      errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH
-    ) {
-      this.reset();
+    if (errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND) {
+      this.id = 0;
+      this.startOver();
       return;
     }
     if (errorCode !== 0 || this.pending === null) {
-      this.reset();
+      this.startOver();
       return;
     }
-    if (this.id === 0) {
+    if (this.epoch === 0 || sessionId === 0) {
+      // A full fetch's answer opens a session (or, with id 0, none); an incremental one with id 0 closed it.
       this.id = sessionId;
-      this.epoch = 1;
+      this.epoch = sessionId === 0 ? 0 : 1;
     } else {
       // Epochs run 1..2^31-1 and wrap to 1 (0 opens a session, -1 closes one).
       this.epoch = this.epoch >= 0x7fffffff ? 1 : this.epoch + 1;
@@ -111,15 +113,16 @@ export class FetchSession {
 
   /** The request failed (connection lost, timeout): the broker's view is unknown, so start over. */
   failed(): void {
-    this.reset();
+    this.startOver();
   }
 
+  /** The id of the session this client holds with the broker (0 for none). */
   get sessionId(): number {
     return this.id;
   }
 
-  private reset(): void {
-    this.id = 0;
+  /** The next fetch is full; it still names the session, with epoch 0, so that the broker closes it. */
+  private startOver(): void {
     this.epoch = 0;
     this.known = new Map();
     this.pending = null;

@@ -42,8 +42,9 @@ describe('consumer Fetch by topic id (v13+)', () => {
   const fetches: SeenFetch[] = [];
   /** Topics whose id the Metadata responses leave out (ZERO_UUID), as a broker before KIP-516 does. */
   const hiddenIds = new Set<string>();
-  /** Consumer Fetch requests to answer FETCH_SESSION_TOPIC_ID_ERROR instead of handling (counted down). */
+  /** Consumer Fetch requests to answer with the top-level error `failWith` instead of handling (counted down). */
   let failNextFetches = 0;
+  let failWith: number = ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR;
   let metadataRequests = 0;
 
   before(async () => {
@@ -68,7 +69,7 @@ describe('consumer Fetch by topic id (v13+)', () => {
         failNextFetches--;
         const answer: FetchResponse = {
           throttleTimeMs: 0,
-          errorCode: ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR,
+          errorCode: failWith,
           sessionId: 0,
           responses: [],
           nodeEndpoints: [],
@@ -188,6 +189,40 @@ describe('consumer Fetch by topic id (v13+)', () => {
     }
   });
 
+  for (const [error, name, closes] of [
+    [ErrorCode.INVALID_FETCH_SESSION_EPOCH, 'INVALID_FETCH_SESSION_EPOCH', true],
+    [ErrorCode.FETCH_SESSION_ID_NOT_FOUND, 'FETCH_SESSION_ID_NOT_FOUND', false],
+  ] as const) {
+    it(`${name}: the next fetch ${closes ? 'closes the session and ' : ''}opens a new one`, async () => {
+      const topic = `fetch-session-restart-${error}`;
+      await createTopic(topic);
+      await produce(topic, ['s']);
+      const consumer = new Consumer({ bootstrapServers, autoOffsetReset: 'earliest', fetchMaxWaitMs: 100 });
+      try {
+        consumer.assign([{ topic, partition: 0 }]);
+        assert.deepEqual(await consume(consumer, 1, topic), ['s']);
+        const from = fetches.length;
+        failWith = error;
+        failNextFetches = 1;
+        await produce(topic, ['t']);
+        assert.deepEqual(await consume(consumer, 1, topic), ['t']);
+        const [failed, next] = fetches.slice(from);
+        assert.ok(
+          failed!.body.sessionId !== 0 && failed!.body.sessionEpoch > 0,
+          'an incremental fetch failed',
+        );
+        // Kafka's FetchSessionHandler.handleResponse: a session the broker no longer has is not named again;
+        // any other error closes it (its id, epoch 0) as the new one opens, so it does not hold a cache slot.
+        assert.equal(next!.body.sessionId, closes ? failed!.body.sessionId : 0);
+        assert.equal(next!.body.sessionEpoch, 0);
+      } finally {
+        failNextFetches = 0;
+        failWith = ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR;
+        await consumer.close();
+      }
+    });
+  }
+
   it('FETCH_SESSION_TOPIC_ID_ERROR: a new session and a metadata refresh, poll() goes on', async () => {
     const topic = 'fetch-session-topic-id-error';
     await createTopic(topic);
@@ -204,8 +239,9 @@ describe('consumer Fetch by topic id (v13+)', () => {
       const seen = fetches.slice(from);
       const failed = seen.findIndex((f) => f.body.sessionEpoch > 0);
       assert.equal(failed, 0, 'the fetch answered with the error was incremental');
-      assert.equal(seen[1]?.body.sessionId, 0, 'the next fetch opened a new session');
-      assert.equal(seen[1]?.body.sessionEpoch, 0);
+      // Kafka's nextCloseExistingAttemptNew: the old session's id with epoch 0 closes it as a new one opens.
+      assert.equal(seen[1]?.body.sessionId, seen[0]!.body.sessionId, 'the next fetch closed the session');
+      assert.equal(seen[1]?.body.sessionEpoch, 0, 'and opened a new one');
       // The refresh goes out beside the next fetch, as Kafka's Metadata.requestUpdate: wait for it a little.
       const deadline = Date.now() + 5000;
       while (metadataRequests === metadataBefore && Date.now() < deadline) await consumer.poll(50);
