@@ -18,6 +18,7 @@ export const INVALID_SESSION_ID = 0;
 
 export const FETCH_SESSION_ID_NOT_FOUND = 70;
 export const INVALID_FETCH_SESSION_EPOCH = 71;
+export const FETCH_SESSION_TOPIC_ID_ERROR = 106;
 
 export interface SessionPartition {
   /** `topicId:partition` from v13, `topicName:partition` before. */
@@ -45,6 +46,8 @@ export interface FetchSession {
   readonly createdMs: number;
   /** A follower's session (Kafka's "privileged"): worth more than any consumer's when a slot is contended. */
   readonly privileged: boolean;
+  /** Opened by Fetch v13+: its partitions are keyed by topic id, not by name. */
+  readonly usesTopicIds: boolean;
 }
 
 export type ResolvedSession =
@@ -80,8 +83,10 @@ export class FetchSessionCache {
    * closes the session it names (known or not) and, at 0, opens a new one; the Java client sends its old session
    * id with epoch 0 after a failed request, a broker restart included, and gets a new session, not an error. Any
    * other epoch continues a session: FETCH_SESSION_ID_NOT_FOUND when there is none by that id (session id 0
-   * included), INVALID_FETCH_SESSION_EPOCH when the epoch is not the one expected. A session that an incremental
-   * fetch leaves without partitions is closed, and the request answered without a session.
+   * included), INVALID_FETCH_SESSION_EPOCH when the epoch is not the one expected, FETCH_SESSION_TOPIC_ID_ERROR
+   * when the request names topics otherwise (`usesTopicIds`: by id, Fetch v13+) than the session was opened with,
+   * whose keys it could not match. A session that an incremental fetch leaves without partitions is closed, and
+   * the request answered without a session.
    */
   resolve(
     sessionId: number,
@@ -89,17 +94,20 @@ export class FetchSessionCache {
     requested: readonly SessionPartition[],
     forgotten: readonly string[],
     privileged: boolean,
+    usesTopicIds = false,
   ): ResolvedSession {
     const now = this.options.nowMs();
     if (epoch === INITIAL_EPOCH || epoch === FINAL_EPOCH) {
       if (sessionId !== INVALID_SESSION_ID) this.sessions.delete(sessionId);
       if (epoch === FINAL_EPOCH) return { kind: 'sessionless' };
-      const session = this.create(requested, now, privileged);
+      const session = this.create(requested, now, privileged, usesTopicIds);
       return session === undefined ? { kind: 'sessionless' } : { kind: 'full', session };
     }
     const session = this.sessions.get(sessionId);
     if (session === undefined) return { kind: 'error', errorCode: FETCH_SESSION_ID_NOT_FOUND };
     if (epoch !== session.nextEpoch) return { kind: 'error', errorCode: INVALID_FETCH_SESSION_EPOCH };
+    if (usesTopicIds !== session.usesTopicIds)
+      return { kind: 'error', errorCode: FETCH_SESSION_TOPIC_ID_ERROR };
     for (const key of forgotten) session.partitions.delete(key);
     for (const p of requested) {
       const known = session.partitions.get(p.key);
@@ -173,6 +181,7 @@ export class FetchSessionCache {
     requested: readonly SessionPartition[],
     now: number,
     privileged: boolean,
+    usesTopicIds: boolean,
   ): FetchSession | undefined {
     if (this.options.slots === 0) return undefined;
     const partitions = new Map(requested.map((p) => [p.key, p]));
@@ -186,6 +195,7 @@ export class FetchSessionCache {
       lastUsedMs: now,
       createdMs: now,
       privileged,
+      usesTopicIds,
     };
     this.sessions.set(id, session);
     return session;

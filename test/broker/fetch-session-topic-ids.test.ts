@@ -97,4 +97,45 @@ describe('fetch sessions by topic id (Fetch v13+)', () => {
     assert.equal(byNewId.responses[0].partitions[0].errorCode, ErrorCode.NONE);
     assert.ok(byNewId.responses[0].partitions[0].records.length > 0);
   });
+
+  // Kafka's FetchManager.newContext: a session opened by Fetch v13+ holds its partitions by topic id, one opened by
+  // v12 or older by name; an incremental fetch of the other kind cannot be squared with it (it would add the same
+  // partition a second time under another key) and is answered FETCH_SESSION_TOPIC_ID_ERROR, the session left as
+  // it was. A full fetch of either kind may close it and open a new one.
+  for (const [opened, continued] of [
+    [FETCH_VERSION, 12],
+    [12, FETCH_VERSION],
+  ] as const) {
+    it(`answers FETCH_SESSION_TOPIC_ID_ERROR to a v${continued} incremental fetch of a v${opened} session`, async () => {
+      const topic = `session-kind-${opened}`;
+      await createAgain(suite.client, topic);
+      const topicId = await topicIdOf(suite.client, topic);
+      const body = (version: number, sessionId: number, sessionEpoch: number) =>
+        consumerFetchBody(
+          [
+            version >= 13
+              ? { topicId, partitions: [fetchPartition(0, 0)] }
+              : { topic, partitions: [fetchPartition(0, 0)] },
+          ],
+          { minBytes: 0, sessionId, sessionEpoch },
+        );
+      const full = await suite.client.call(ApiKey.FETCH, opened, body(opened, 0, 0));
+      assert.equal(full.errorCode, ErrorCode.NONE);
+      const sessionId: number = full.sessionId;
+      assert.ok(sessionId > 0, 'the full fetch opened a session');
+
+      const other = await suite.client.call(ApiKey.FETCH, continued, body(continued, sessionId, 1));
+      assert.equal(other.errorCode, ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR);
+      assert.equal(other.responses.length, 0);
+
+      // The session is as it was: a fetch of its own kind at the same epoch goes on.
+      const same = await suite.client.call(
+        ApiKey.FETCH,
+        opened,
+        consumerFetchBody([], { minBytes: 0, sessionId, sessionEpoch: 1 }),
+      );
+      assert.equal(same.errorCode, ErrorCode.NONE);
+      assert.equal(same.sessionId, sessionId);
+    });
+  }
 });

@@ -119,6 +119,7 @@ export const fetchHandler = defineHandler<FetchRequest, FetchResponse>({
       requested,
       forgotten,
       isFollower,
+      version >= TOPIC_ID_VERSION_MIN,
     );
     if (resolved.kind === 'error') {
       return {
