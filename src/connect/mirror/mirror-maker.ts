@@ -188,10 +188,8 @@ export class MirrorMaker {
       offsets,
       loggers: this.loggers,
       clientOptions: security,
-      async openOffsetsTopic(topic, clients) {
-        const store = new TopicOffsetStore(logs.offsets(topic, clients));
-        await store.start();
-        return store;
+      openOffsetsTopic(topic, clients) {
+        return new TopicOffsetStore(logs.offsets(topic, clients));
       },
     });
     // Kafka's flow prefix: the leader's URL with it is where followers send the flow's internal requests.

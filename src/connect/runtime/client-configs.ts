@@ -164,6 +164,27 @@ export function consumerOverrides(
   return mapped('consumer', l) as Partial<ConsumerOptions>;
 }
 
+/** Kafka's default for default.api.timeout.ms. */
+const DEFAULT_API_TIMEOUT_MS = 60_000;
+
+/**
+ * The consumer's default.api.timeout.ms as Kafka's Worker layers it (the worker's `consumer.` key, then the
+ * connector's `consumer.override.` one): how long a connector's offsets store may take to open. Brook's consumer
+ * has no such setting of its own, so it is read here.
+ */
+export function defaultApiTimeoutMs(
+  worker: Readonly<Record<string, string>>,
+  connector: Readonly<Record<string, string>>,
+): number {
+  const key = 'default.api.timeout.ms';
+  const raw = connector[`consumer.override.${key}`] ?? worker[`consumer.${key}`];
+  if (raw === undefined) return DEFAULT_API_TIMEOUT_MS;
+  const value = Number(raw.trim());
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value))
+    throw ConfigException.invalid(key, raw, 'Not a number of type INT');
+  return value;
+}
+
 /**
  * The consumer group of a sink connector's tasks, whose offsets the KIP-875 endpoints read and alter: as Kafka's
  * Worker.baseConsumerConfigs, `connect-<name>`, unless the worker's `consumer.group.id` or the connector's

@@ -14,7 +14,13 @@ export class ConnectorOffsetStore implements OffsetStore {
     readonly secondary: OffsetStore | null,
     /** Stops the primary store when it is its holder's alone (a task's), else nothing. */
     private readonly onRelease: () => Promise<void> = async () => {},
+    /** Opens the primary store when it is its holder's alone (a task's, when it starts), else nothing. */
+    private readonly onAcquire: () => Promise<void> = async () => {},
   ) {}
+
+  acquire(): Promise<void> {
+    return this.onAcquire();
+  }
 
   release(): Promise<void> {
     return this.onRelease();

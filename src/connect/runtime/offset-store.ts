@@ -21,6 +21,11 @@ export interface OffsetStore {
   ): Promise<void>;
   /** Whether the store holds the partition (a removed one included until it is forgotten). */
   has(connector: string, partition: SourcePartition): boolean;
+  /**
+   * Opens what the store holds for the one that asked for it (a task's own offsets topic clients), before its first
+   * read; release() frees it. A shared store (the worker's, opened by the herder) has none: a task never opens it.
+   */
+  acquire?(): Promise<void>;
   /** Reads what other workers wrote, to the end (stores kept in a topic). */
   refresh?(): Promise<void>;
   /** Frees what the store holds for the one that asked for it (a task's own offsets topic clients). */

@@ -14,6 +14,7 @@ import type { Logger } from '../../common/logger.js';
 import type { SourceTask, TransactionContext } from '../api/connector.js';
 import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
+import { ConnectException } from '../errors.js';
 import { TASK_PRODUCER_DEFAULTS } from './client-configs.js';
 import { SKIPPED, type Stage } from './error-handler.js';
 import { fromConnectHeaders } from './headers.js';
@@ -92,6 +93,8 @@ export class WorkerSourceTask extends WorkerTask {
   /** The commitRecord calls of acknowledged batches, one batch after another. */
   private commits: Promise<void> = Promise.resolve();
   protected readonly log: Logger;
+  /** While the task's own offsets store opens: a stop closes it (Kafka's cancel closes the offset reader). */
+  private openingOffsets = false;
 
   constructor(
     d: TaskDeps,
@@ -117,8 +120,20 @@ export class WorkerSourceTask extends WorkerTask {
     this.nextCommitMs = Date.now() + this.d.offsetFlushIntervalMs;
   }
 
-  /** Reads the stored offsets to their end (distributed mode), then initializes and starts the task. */
+  /**
+   * Opens the task's own offsets store if it has one (Kafka's AbstractWorkerSourceTask.initializeAndStart: in the
+   * task's loop, so a store that cannot open fails this task alone), reads the stored offsets to their end
+   * (distributed mode), then initializes and starts the task.
+   */
   protected async startTask(transactionContext: TransactionContext | null = null): Promise<void> {
+    // A stop that came first: nothing is opened that only close() would free, after the worker's stop returned.
+    if (this.stopping) throw new ConnectException(`${this} was stopped before it started`);
+    this.openingOffsets = true;
+    try {
+      await this.offsets.acquire?.();
+    } finally {
+      this.openingOffsets = false;
+    }
     await this.offsets.refresh?.();
     this.task.initialize({
       configs: () => this.d.taskConfig,
@@ -128,6 +143,10 @@ export class WorkerSourceTask extends WorkerTask {
     });
     await this.task.start(this.d.taskConfig);
     this.log.info(`${this} Source task finished initialization and start`);
+  }
+
+  protected override wakeForStop(): void {
+    if (this.openingOffsets) void this.offsets.release?.().catch(() => {});
   }
 
   protected async runLoop(): Promise<void> {

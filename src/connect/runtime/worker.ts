@@ -10,6 +10,7 @@ import {
   adminOverrides,
   clientSecurity,
   consumerOverrides,
+  defaultApiTimeoutMs,
   producerOverrides,
   sameBootstrapServers,
   sinkGroupId,
@@ -44,14 +45,14 @@ export interface WorkerOptions {
   /** Client settings every task client starts from (MirrorMaker passes the target cluster's TLS/SASL here). */
   clientOptions?: Record<string, unknown>;
   /**
-   * Opens (creates if missing, reads to its end, follows) the offsets topic a source connector names in
-   * `offsets.storage.topic`, with the settings of its `clients`; distributed mode only (standalone ignores the key,
-   * as Kafka's does).
+   * The store of the offsets topic a source connector names in `offsets.storage.topic`, with the settings of its
+   * `clients`, not opened yet: its start() creates the topic if missing, reads it to its end and follows it, its
+   * stop() closes its clients; distributed mode only (standalone ignores the key, as Kafka's does).
    */
-  openOffsetsTopic?: (topic: string, clients: LogClients) => Promise<StoppableOffsetStore>;
+  openOffsetsTopic?: (topic: string, clients: LogClients) => StoppableOffsetStore;
 }
 
-type StoppableOffsetStore = OffsetStore & { stop(): Promise<void> };
+type StoppableOffsetStore = OffsetStore & { start(): Promise<void>; stop(): Promise<void> };
 
 export class Worker {
   /** The connector-level stores of connectors' own offsets topics (what the herder reads), by topic and connector. */
@@ -268,9 +269,16 @@ export class Worker {
         ...adminOverrides(worker, resolved),
       },
     };
+    const timeoutMs = defaultApiTimeoutMs(worker, resolved);
     if (task !== undefined) {
-      const store = await open(own.topic, clients);
-      return new ConnectorOffsetStore(store, fallback, () => store.stop());
+      // Opened by the task when it starts (its own loop, not the herder's), as Kafka's task starts its store.
+      const store = open(own.topic, clients);
+      return new ConnectorOffsetStore(
+        store,
+        fallback,
+        () => store.stop(),
+        () => startWithin(store, own.topic, timeoutMs),
+      );
     }
     const key = `${own.topic}\u0000${owner}`;
     // A connector reconfigured with other client settings gets clients with those (Kafka builds them per request).
@@ -282,7 +290,8 @@ export class Worker {
       cached = undefined;
     }
     if (cached === undefined) {
-      const opened = { settings, store: open(own.topic, clients) };
+      const store = open(own.topic, clients);
+      const opened = { settings, store: startWithin(store, own.topic, timeoutMs).then(() => store) };
       this.offsetsTopics.set(key, opened);
       opened.store.catch(() => {
         if (this.offsetsTopics.get(key) === opened) this.offsetsTopics.delete(key);
@@ -400,5 +409,30 @@ export class Worker {
   async close(): Promise<void> {
     for (const { store } of this.offsetsTopics.values()) await (await store.catch(() => null))?.stop();
     this.offsetsTopics.clear();
+  }
+}
+
+/**
+ * Starts a connector's offsets store within `timeoutMs` (its clients' default.api.timeout.ms: Kafka's store reads
+ * its topic's partitions and end offsets with calls bounded by it). A store that fails or takes longer is stopped,
+ * its clients closed, and the error names the topic.
+ */
+async function startWithin(store: StoppableOffsetStore, topic: string, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new ConnectException(`Timed out after ${timeoutMs} ms opening the offsets topic ${topic}`);
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timeout), timeoutMs);
+  });
+  const started = store.start();
+  try {
+    await Promise.race([started, timedOut]);
+  } catch (err) {
+    // Whatever the start still does meets a stopped log.
+    started.catch(() => {});
+    await store.stop().catch(() => {});
+    if (err === timeout) throw err;
+    throw new ConnectException(`Could not open the offsets topic ${topic}: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -47,10 +47,8 @@ export async function startDistributed(
     plugins,
     offsets,
     loggers,
-    async openOffsetsTopic(topic, clients) {
-      const store = new TopicOffsetStore(logs.offsets(topic, clients));
-      await store.start();
-      return store;
+    openOffsetsTopic(topic, clients) {
+      return new TopicOffsetStore(logs.offsets(topic, clients));
     },
   });
   let url = '';

@@ -73,13 +73,36 @@ export class KafkaBasedLog {
   /** Next offset to hand over, per partition. */
   private readonly positions = new Map<number, number>();
   private loop: Promise<void> | null = null;
+  private started = false;
   private stopped = false;
   private waiters: Array<() => void> = [];
+  /** Admin clients open while the log starts (topic creation, partition lookup). */
+  private readonly admins = new Set<Admin>();
 
   constructor(private readonly o: KafkaBasedLogOptions) {}
 
+  /**
+   * Creates the topic if missing, opens the clients and reads the topic to its end. When it fails, or stop() is
+   * called meanwhile (a task's store given up on after its time limit), every client it opened is closed. A log
+   * starts once: a second start would replace the clients of the first, which stop() would then never close, and a
+   * start after stop() would open clients that nothing closes; both are refused before anything is opened.
+   */
   async start(): Promise<void> {
+    if (this.started) throw new ConnectException(`The log of ${this.o.topic} was already started`);
+    this.started = true;
+    this.throwIfStopped();
+    try {
+      await this.openAndRead();
+    } catch (err) {
+      await this.stop();
+      throw err;
+    }
+    if (this.stopped) throw new ConnectException(`The log of ${this.o.topic} was stopped`);
+  }
+
+  private async openAndRead(): Promise<void> {
     await this.ensureTopic();
+    this.throwIfStopped();
     const consumer = new Consumer({
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
@@ -105,7 +128,7 @@ export class KafkaBasedLog {
     try {
       // A topic just created (by this worker or another) may take a moment to show its partitions.
       const deadline = Date.now() + TOPIC_METADATA_WAIT_MS;
-      while (this.partitions.length === 0 && Date.now() < deadline) {
+      while (this.partitions.length === 0 && Date.now() < deadline && !this.stopped) {
         const [description] = await admin.describeTopics([this.o.topic]);
         this.partitions = (description?.partitions ?? []).map((p) => ({
           topic: this.o.topic,
@@ -114,14 +137,20 @@ export class KafkaBasedLog {
         if (this.partitions.length === 0) await new Promise((r) => setTimeout(r, 200));
       }
     } finally {
-      await admin.close();
+      await this.closeAdmin(admin);
     }
+    this.throwIfStopped();
     if (this.partitions.length === 0) throw new ConnectException(`Topic ${this.o.topic} has no partitions`);
     consumer.assign(this.partitions);
     for (const tp of this.partitions) this.positions.set(tp.partition, 0);
     await consumer.seekToBeginning(this.partitions);
+    this.throwIfStopped();
     this.loop = this.run();
     await this.readToEnd();
+  }
+
+  private throwIfStopped(): void {
+    if (this.stopped) throw new ConnectException(`The log of ${this.o.topic} was stopped`);
   }
 
   /** What every client of the log starts from: `clientOptions`, unless `clients` sets each client up. */
@@ -129,13 +158,20 @@ export class KafkaBasedLog {
     return this.o.clients === undefined ? { ...this.o.clientOptions } : {};
   }
 
-  /** An admin client of the log's cluster, named as the log's clients are. */
+  /** An admin client of the log's cluster, named as the log's clients are; stop() closes it if still open. */
   private newAdmin(): Admin {
-    return new Admin({
+    const admin = new Admin({
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
       ...this.o.clients?.admin,
     });
+    this.admins.add(admin);
+    return admin;
+  }
+
+  private async closeAdmin(admin: Admin): Promise<void> {
+    this.admins.delete(admin);
+    await admin.close();
   }
 
   private async ensureTopic(): Promise<void> {
@@ -159,7 +195,7 @@ export class KafkaBasedLog {
       if (failed?.error)
         throw new ConnectException(`Could not create topic ${this.o.topic}: ${failed.error.message}`);
     } finally {
-      await admin.close();
+      await this.closeAdmin(admin);
     }
   }
 
@@ -300,6 +336,7 @@ export class KafkaBasedLog {
     await this.loop?.catch(() => {});
     await this.producer?.close().catch(() => {});
     await this.consumer?.close().catch(() => {});
+    for (const admin of this.admins) await this.closeAdmin(admin).catch(() => {});
     this.producer = null;
     this.consumer = null;
   }
