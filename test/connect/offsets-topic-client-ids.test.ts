@@ -31,7 +31,8 @@ import { sleep } from '../helpers/wait.js';
 async function runWithOwnOffsetsTopic(
   t: TestContext,
   workerProps: Record<string, string>,
-  connectorProps: Record<string, string>,
+  /** Over the connector's config; a key set to undefined is left out. */
+  connectorProps: Record<string, string | undefined>,
 ): Promise<{
   fetchers: Set<string>;
   all: Set<string>;
@@ -59,17 +60,16 @@ async function runWithOwnOffsetsTopic(
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const created = await rest(worker.restUrl, 'POST', '/connectors', {
-    name: 'lines',
-    config: {
-      'connector.class': 'FileStreamSource',
-      file: input,
-      topic: 'lines-out',
-      'offsets.storage.topic': 'lines-offsets',
-      'offset.flush.interval.ms': '500',
-      ...connectorProps,
-    },
-  });
+  const config: Record<string, string | undefined> = {
+    'connector.class': 'FileStreamSource',
+    file: input,
+    topic: 'lines-out',
+    'offsets.storage.topic': 'lines-offsets',
+    'offset.flush.interval.ms': '500',
+    ...connectorProps,
+  };
+  for (const [key, value] of Object.entries(config)) if (value === undefined) delete config[key];
+  const created = await rest(worker.restUrl, 'POST', '/connectors', { name: 'lines', config });
   assert.equal(created.status, 201, JSON.stringify(created.body));
   // The offsets of both lines reach the connector's topic; the herder reads them from it.
   const deadline = Date.now() + 60_000;
@@ -189,6 +189,19 @@ test("a connector naming the worker's offsets topic as its own gets a store of i
     !producers.has('connect-ids-cluster-offsets-producer'),
     `the worker's offsets producer wrote: ${[...producers].sort().join(', ')}`,
   );
+});
+
+test('an exactly-once task without offsets.storage.topic reads the worker offsets topic with clients of its own', async (t) => {
+  // Kafka's Worker.offsetStoreForExactlyOnceSourceTask/Connector: under exactly-once, a connector that names no
+  // offsets topic gets a connector-specific store on the worker's (withOnlyConnectorStore on the worker's cluster),
+  // read by `connector-consumer-<name>[-<task>]` with the connector's consumer overrides; the worker's store is not
+  // used. Before, the task and the herder read the worker's store, so only the worker's reader fetched.
+  const { fetchers } = await runWithOwnOffsetsTopic(
+    t,
+    { 'exactly.once.source.support': 'enabled' },
+    { 'offsets.storage.topic': undefined, 'consumer.override.client.id': 'lines-eos-offsets-reader' },
+  );
+  assert.ok(fetchers.has('lines-eos-offsets-reader'), `Fetch client ids: ${[...fetchers].sort().join(', ')}`);
 });
 
 const JAAS = (user: string) =>

@@ -202,10 +202,11 @@ export class Worker {
     const producerServers = producerOverrides(worker.raw, config).bootstrapServers ?? worker.bootstrapServers;
     const sameCluster = sameBootstrapServers(producerServers, worker.bootstrapServers);
     let topic = (config['offsets.storage.topic'] ?? '').trim();
-    // An exactly-once task writes its offsets in its producer's transactions, so on its producer's cluster: one
-    // whose producer goes elsewhere keeps them in the worker's offsets topic there (Kafka's
-    // offsetStoreForExactlyOnceSourceTask).
-    if (topic === '' && this.exactlyOnceSourceEnabled() && !sameCluster) topic = workerTopic;
+    // An exactly-once task writes its offsets in its producer's transactions, so with clients of its own: without a
+    // topic named, a store of its own on the worker's offsets topic, on its producer's cluster (Kafka's
+    // offsetStoreForExactlyOnceSourceTask/Connector: the worker's store alone is never used, so the connector's
+    // consumer overrides apply).
+    if (topic === '' && this.exactlyOnceSourceEnabled()) topic = workerTopic;
     if (topic === '') return null;
     return { topic, withWorkerStore: !(topic === workerTopic && sameCluster) };
   }
