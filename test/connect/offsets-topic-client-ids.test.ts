@@ -191,7 +191,7 @@ test("a connector naming the worker's offsets topic as its own gets a store of i
   );
 });
 
-test('an exactly-once task without offsets.storage.topic reads the worker offsets topic with clients of its own', async (t) => {
+test('an exactly-once task without offsets.storage.topic reads the worker topic with its own clients', async (t) => {
   // Kafka's Worker.offsetStoreForExactlyOnceSourceTask/Connector: under exactly-once, a connector that names no
   // offsets topic gets a connector-specific store on the worker's (withOnlyConnectorStore on the worker's cluster),
   // read by `connector-consumer-<name>[-<task>]` with the connector's consumer overrides; the worker's store is not
