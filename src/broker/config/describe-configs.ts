@@ -58,9 +58,45 @@ function typeOf(name: string): ConfigType {
   return describedBrokerKey(name)?.type ?? TOPIC_KEYS.get(name)?.type ?? ConfigType.UNKNOWN;
 }
 
-/** A broker key's definition: Brook's own, or Kafka's for a Kafka key Brook accepts without defining it. */
+/**
+ * A broker key's definition: Brook's own, or Kafka's for a Kafka key Brook accepts without defining it; a
+ * listener-prefixed key without one of its own takes its base key's (Kafka's KafkaConfig.configType).
+ */
 function describedBrokerKey(name: string): ConfigKeyDef | undefined {
-  return brokerKey(name) ?? kafkaOnlyKey(name)?.def;
+  const def = brokerKey(name) ?? kafkaOnlyKey(name)?.def;
+  if (def !== undefined) return def;
+  const base = listenerBaseName(name);
+  const baseDef = base === undefined ? undefined : (brokerKey(base) ?? kafkaOnlyKey(base)?.def);
+  return baseDef === undefined ? undefined : { ...baseDef, name };
+}
+
+/** SASL keys Kafka sets per listener and mechanism (`listener.name.<l>.<mechanism>.<key>`). */
+const LISTENER_MECHANISM_KEYS = [
+  'sasl.jaas.config',
+  'sasl.login.callback.handler.class',
+  'sasl.login.class',
+  'sasl.server.callback.handler.class',
+  'connections.max.reauth.ms',
+];
+
+/**
+ * The base key of `listener.name.<listener>.<rest>` as Kafka's DynamicBrokerConfig.brokerConfigSynonyms finds it,
+ * whatever `rest` is: the mechanism key `rest` ends with, else `rest` itself; undefined for other names.
+ */
+function listenerBaseName(name: string): string | undefined {
+  const rest = /^listener\.name\.[^.]*\.(.*)$/.exec(name)?.[1];
+  if (rest === undefined) return undefined;
+  return LISTENER_MECHANISM_KEYS.find((key) => rest.endsWith(key)) ?? rest;
+}
+
+/**
+ * The synonyms DescribeConfigs lists for a broker key (brokerSynonyms); a listener-prefixed key that Brook does not
+ * read per listener (a Kafka-only base) has them as Kafka does: itself, then its base key.
+ */
+function describedSynonymGroup(name: string): readonly string[] {
+  const group = brokerSynonyms(name);
+  const base = group.length > 1 ? undefined : listenerBaseName(name);
+  return base === undefined ? group : [name, base];
 }
 
 /** A value as DescribeConfigs reports it; a Kafka key's stored value that its type refuses is kept as written. */
@@ -151,7 +187,7 @@ export function describeBrokerConfigs(
     const type = def?.type ?? ConfigType.UNKNOWN;
     const sensitive = isSensitiveType(type);
     // The default resource reports only its own layer, synonyms included.
-    const synonyms = synonymsFrom(layers, name, brokerSynonyms(name)).filter(
+    const synonyms = synonymsFrom(layers, name, describedSynonymGroup(name)).filter(
       (v) => perBroker || v.source === ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG,
     );
     const configSource = synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG;

@@ -131,3 +131,69 @@ describe("DescribeConfigs of a broker lists Kafka's keys Brook accepts without i
     );
   });
 });
+
+// Kafka's KafkaConfig.configType takes a listener-prefixed key's type from its base key (DynamicBrokerConfig's
+// brokerConfigSynonyms: `listener.name.<l>.<key>`, or the SASL key a `<mechanism>.<key>` ends with), and lists the
+// base key as a synonym. Before, such a key over a Kafka-only base was UNKNOWN, so its value was hidden as a secret.
+describe('DescribeConfigs of a listener-prefixed Kafka-only key', () => {
+  const suite = useBrokerWithClient({
+    overrides: {
+      'listener.name.plaintext.sasl.kerberos.service.name': 'kafka',
+      'listener.name.plaintext.gssapi.sasl.login.class': 'com.example.Login',
+      'listener.name.plaintext.sasl.login.refresh.window.factor': '0.9',
+    },
+  });
+
+  test("has its base key's type and sensitivity, and the base key as a synonym", async () => {
+    const response = await suite.client.call<DescribeConfigsResponse>(ApiKey.DESCRIBE_CONFIGS, 4, {
+      resources: [{ resourceType: BROKER_RESOURCE, resourceName: '0', configurationKeys: null }],
+      includeSynonyms: true,
+      includeDocumentation: false,
+    });
+    const result = response.results[0]!;
+    assert.equal(result.errorCode, ErrorCode.NONE, result.errorMessage ?? undefined);
+    const summary = Object.fromEntries(
+      result.configs
+        .filter((c) => c.name.startsWith('listener.name.'))
+        .map((c) => [
+          c.name,
+          [
+            c.value,
+            c.readOnly,
+            c.isSensitive,
+            c.configType,
+            c.synonyms.map((s) => [s.name, s.value, s.source]),
+          ],
+        ]),
+    );
+    const S = ConfigSource;
+    const T = ConfigType;
+    const key = 'listener.name.plaintext.';
+    assert.deepEqual(summary, {
+      [`${key}sasl.kerberos.service.name`]: [
+        'kafka',
+        true,
+        false,
+        T.STRING,
+        [[`${key}sasl.kerberos.service.name`, 'kafka', S.STATIC_BROKER_CONFIG]],
+      ],
+      [`${key}gssapi.sasl.login.class`]: [
+        'com.example.Login',
+        true,
+        false,
+        T.CLASS,
+        [[`${key}gssapi.sasl.login.class`, 'com.example.Login', S.STATIC_BROKER_CONFIG]],
+      ],
+      [`${key}sasl.login.refresh.window.factor`]: [
+        '0.9',
+        true,
+        false,
+        T.DOUBLE,
+        [
+          [`${key}sasl.login.refresh.window.factor`, '0.9', S.STATIC_BROKER_CONFIG],
+          ['sasl.login.refresh.window.factor', '0.8', S.DEFAULT_CONFIG],
+        ],
+      ],
+    });
+  });
+});
