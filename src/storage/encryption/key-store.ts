@@ -34,6 +34,15 @@ export const KEY_STORE_FILE = 'encryption.keys';
 const KEY_STORE_BYTES_MAX = 1024 * 1024;
 export const KEK_BYTES = 32;
 
+/** A KEK as `encryption.keys` holds it, still wrapped. */
+interface StoredKek {
+  readonly id: string;
+  readonly masterKeyId: string;
+  readonly wrapped: Buffer;
+  readonly createdMs: number;
+  readonly check: Buffer | null;
+}
+
 interface KekEntry {
   readonly id: string;
   masterKeyId: string;
@@ -52,7 +61,9 @@ export class KeyStore {
 
   /**
    * Reads and unwraps every KEK of `dir`, writing nothing. Rejects with MasterKeyError naming the master key and
-   * the directory when one cannot be unwrapped (missing or wrong master key).
+   * the directory when one cannot be unwrapped (missing or wrong master key). A directory holds a KEK per master
+   * key rotation, and a remote provider takes a round trip for each: they are unwrapped UNWRAP_CONCURRENCY at a
+   * time, so a start waits for about a round trip per UNWRAP_CONCURRENCY KEKs, not one per KEK.
    */
   static async load(dir: string, provider: MasterKeyProvider): Promise<KeyStore> {
     const keks = new Map<string, KekEntry>();
@@ -61,27 +72,8 @@ export class KeyStore {
     let current: string | null = null;
     if (bytes !== null) {
       const parsed = parseStore(bytes, path);
-      for (const e of parsed.keks) {
-        let key: Buffer;
-        try {
-          key = await provider.unwrap(e.masterKeyId, e.wrapped);
-        } catch (err) {
-          const why = err instanceof MasterKeyError ? err.message : String(err);
-          throw new MasterKeyError(
-            `${path}: key-encryption key ${e.id} is wrapped by master key '${e.masterKeyId}', which cannot unwrap it: ${why}`,
-          );
-        }
-        if (key.length !== KEK_BYTES)
-          throw new MasterKeyError(`${path}: key ${e.id} unwraps to ${key.length} bytes`);
-        // A provider's unwrap need not be authenticated (a key service may answer any 32 bytes): the stored check
-        // value tells a wrong key here, before a segment is opened or written with it.
-        if (e.check !== null && !(e.check.length === 16 && timingSafeEqual(kekCheck(key), e.check))) {
-          throw new MasterKeyError(
-            `${path}: ${provider.description} gave a different key for key-encryption key ${e.id} (master key '${e.masterKeyId}') than the one it wrapped`,
-          );
-        }
-        keks.set(e.id, { ...e, key });
-      }
+      const keys = await unwrapAll(parsed.keks, (e) => unwrapStored(path, provider, e));
+      parsed.keks.forEach((e, i) => keks.set(e.id, { ...e, key: keys[i]! }));
       current = parsed.current !== null && keks.has(parsed.current) ? parsed.current : null;
     }
     return new KeyStore(dir, provider, keks, current);
@@ -269,7 +261,7 @@ function parseStore(
   path: string,
 ): {
   current: string | null;
-  keks: { id: string; masterKeyId: string; wrapped: Buffer; createdMs: number; check: Buffer | null }[];
+  keks: StoredKek[];
 } {
   const bad = (why: string): MasterKeyError => new MasterKeyError(`${path} is damaged: ${why}`);
   let parsed: unknown;
@@ -301,4 +293,54 @@ function parseStore(
     };
   });
   return { current: typeof o.current === 'string' ? o.current : null, keks };
+}
+
+/** How many stored KEKs a load asks the provider to unwrap at once. */
+const UNWRAP_CONCURRENCY = 8;
+
+/** One stored KEK unwrapped and checked; a MasterKeyError names it, its master key and the file. */
+async function unwrapStored(path: string, provider: MasterKeyProvider, e: StoredKek): Promise<Buffer> {
+  let key: Buffer;
+  try {
+    key = await provider.unwrap(e.masterKeyId, e.wrapped);
+  } catch (err) {
+    const why = err instanceof MasterKeyError ? err.message : String(err);
+    throw new MasterKeyError(
+      `${path}: key-encryption key ${e.id} is wrapped by master key '${e.masterKeyId}', which cannot unwrap it: ${why}`,
+    );
+  }
+  if (key.length !== KEK_BYTES)
+    throw new MasterKeyError(`${path}: key ${e.id} unwraps to ${key.length} bytes`);
+  // A provider's unwrap need not be authenticated (a key service may answer any 32 bytes): the stored check
+  // value tells a wrong key here, before a segment is opened or written with it.
+  if (e.check !== null && !(e.check.length === 16 && timingSafeEqual(kekCheck(key), e.check))) {
+    throw new MasterKeyError(
+      `${path}: ${provider.description} gave a different key for key-encryption key ${e.id} (master key '${e.masterKeyId}') than the one it wrapped`,
+    );
+  }
+  return key;
+}
+
+/**
+ * `unwrap` of every entry, at most UNWRAP_CONCURRENCY at once, the results in the entries' order. After a failure
+ * no further entry is started; once those under way have settled, the failure of the first failed entry (in file
+ * order) is thrown, so the message does not depend on which answer came first.
+ */
+async function unwrapAll<E>(entries: readonly E[], unwrap: (e: E) => Promise<Buffer>): Promise<Buffer[]> {
+  const keys: Buffer[] = new Array(entries.length);
+  const failures = new Map<number, unknown>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < entries.length && failures.size === 0) {
+      const i = next++;
+      try {
+        keys[i] = await unwrap(entries[i]!);
+      } catch (err) {
+        failures.set(i, err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(UNWRAP_CONCURRENCY, entries.length) }, worker));
+  if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
+  return keys;
 }

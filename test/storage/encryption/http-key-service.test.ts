@@ -8,7 +8,7 @@
 
 import assert from 'node:assert/strict';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -29,6 +29,10 @@ interface Service {
   readonly keys: Map<string, Buffer>;
   readonly wrapRequests: { keyId?: string }[];
   readonly unwrapRequests: { keyId: string }[];
+  /** Each unwrap is answered after this long; the most unwraps seen waiting at once are counted. */
+  unwrapDelayMs: number;
+  unwrapsInFlight: number;
+  maxUnwrapsInFlight: number;
   close(): Promise<void>;
 }
 
@@ -45,6 +49,9 @@ async function startService(
     keys,
     wrapRequests: [],
     unwrapRequests: [],
+    unwrapDelayMs: 0,
+    unwrapsInFlight: 0,
+    maxUnwrapsInFlight: 0,
   };
   const server: Server = createServer((req, res) => {
     held.push(res.socket!);
@@ -52,7 +59,7 @@ async function startService(
     req.on('data', (d: Buffer) => {
       body += d.toString();
     });
-    req.on('end', () => {
+    const respond = (): void => {
       if (mode === 'silent') return; // never answers
       if (mode === 'stalled-body') {
         // The status line and headers, then nothing: the body never ends.
@@ -104,6 +111,15 @@ async function startService(
         }
       }
       answer(404, { error: 'no such operation' });
+    };
+    req.on('end', () => {
+      if (req.url !== '/unwrap' || service.unwrapDelayMs === 0) return respond();
+      service.unwrapsInFlight++;
+      service.maxUnwrapsInFlight = Math.max(service.maxUnwrapsInFlight, service.unwrapsInFlight);
+      setTimeout(() => {
+        service.unwrapsInFlight--;
+        respond();
+      }, service.unwrapDelayMs);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -326,4 +342,39 @@ test('a url with credentials in it is refused, and the password is in no message
       err instanceof MasterKeyError && /credentials/.test(err.message) && !err.message.includes('s3cr3t-pw'),
   );
   assert.equal(KeyStore.existsIn(dir), false);
+});
+
+test('a load unwraps its stored keys up to 8 at a time, and names the one key that fails', async (t) => {
+  const service = await startService();
+  t.after(() => service.close());
+  const dir = join(tempDir(t), 'logs');
+  mkdirSync(dir);
+  const store = await KeyStore.load(dir, provider(service.url));
+  await store.ensureCurrent(1);
+  // Every rotation to a new service key adds a key-encryption key: 20 in the file.
+  for (let i = 2; i <= 20; i++) {
+    service.keys.set(`svc-${i}`, randomBytes(32));
+    service.current = `svc-${i}`;
+    await store.rotate(i);
+  }
+  const ids = storeFile(dir).keks.map((k) => k.id);
+  assert.equal(ids.length, 20);
+  service.unwrapDelayMs = 30;
+  const reloaded = await KeyStore.load(dir, provider(service.url));
+  assert.equal(service.maxUnwrapsInFlight, 8);
+  for (const id of ids) assert.deepEqual(reloaded.kek(id), store.kek(id), id);
+  assert.equal(reloaded.current().id, store.current().id);
+  // One stored key damaged: the load fails naming that key, whichever unwrap answers first.
+  const path = join(dir, KEY_STORE_FILE);
+  const file = JSON.parse(readFileSync(path, 'utf8')) as { keks: { id: string; wrapped: string }[] };
+  const damaged = file.keks[13]!;
+  const wrapped = Buffer.from(damaged.wrapped, 'base64');
+  wrapped[wrapped.length - 1]! ^= 1;
+  damaged.wrapped = wrapped.toString('base64');
+  writeFileSync(path, JSON.stringify(file));
+  await assert.rejects(
+    KeyStore.load(dir, provider(service.url)),
+    (err: unknown) =>
+      err instanceof MasterKeyError && err.message.includes(`key-encryption key ${damaged.id} is wrapped`),
+  );
 });
