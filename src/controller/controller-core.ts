@@ -54,6 +54,8 @@ export interface ControllerCore {
   ): void;
   /** A reassignment finished (or was cancelled); a reassignment asked through the znode is removed from it. */
   reassignmentFinished(tp: TopicPartition): void;
+  /** A reassignment to `target` was written and runs (a new one, or one replacing the partition's last target). */
+  reassignmentStarted(tp: TopicPartition, target: readonly BrokerId[]): void;
 }
 
 /** A map key for a topic partition. */

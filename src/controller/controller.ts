@@ -273,6 +273,15 @@ export class Controller {
           );
         }
       },
+      reassignmentStarted: (tp, target) => {
+        if (this.healer.noteReassigned(tp, target)) {
+          this.queue.enqueue(
+            'selfHealingMoveFinished',
+            () => this.healer.afterMoveFinished(),
+            'selfHealingMoveFinished',
+          );
+        }
+      },
     };
     const guarded = {
       core: this.core,

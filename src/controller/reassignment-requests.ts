@@ -98,6 +98,7 @@ export async function reassign(
   const written = await core.writeAssignmentAndState(tp, moving, next, entry.partitionEpoch);
   if (written !== null) return written;
   core.logger.info(`reassigning ${tp.topic}-${tp.partition} to [${target.join(',')}]`);
+  core.reassignmentStarted(tp, target);
   core.propagate([{ tp, created: false }]);
   const adding = new Set([partitionKey(tp)]);
   for (const r of moving.addingReplicas) if (ctx.liveBrokers.has(r)) core.sendLeaderAndIsr(r, [tp], adding);

@@ -23,7 +23,7 @@
 
 import type { BrokerId, PartitionId } from '../common/ids.js';
 import type { ControllerContext, TopicPartition } from './context.js';
-import { type ControllerCore, partitionKey } from './controller-core.js';
+import { type ControllerCore, partitionKey, sameList } from './controller-core.js';
 import { isReassigning, targetReplicas } from './reassignment.js';
 import { reassign } from './reassignment-requests.js';
 import {
@@ -108,6 +108,10 @@ export interface SelfHealingStatus {
   readonly movesCancelled: number;
   /** Moves that finished. */
   readonly movesFinished: number;
+  /** Moves ended by the deletion of their topic (they could never finish). */
+  readonly movesTopicDeleted: number;
+  /** Moves an operator's reassignment replaced with another target: theirs from then on. */
+  readonly movesReplaced: number;
 }
 
 /** A failed broker whose replicas could not all move is looked at again this often (at most). */
@@ -148,6 +152,8 @@ export class SelfHealer {
   private movesStarted = 0;
   private movesCancelled = 0;
   private movesFinished = 0;
+  private movesTopicDeleted = 0;
+  private movesReplaced = 0;
   /** Data version of the state znode as this controller last wrote or read it; null: absent (or not read yet). */
   private stateVersion: number | null = null;
 
@@ -174,6 +180,8 @@ export class SelfHealer {
       movesStarted: this.movesStarted,
       movesCancelled: this.movesCancelled,
       movesFinished: this.movesFinished,
+      movesTopicDeleted: this.movesTopicDeleted,
+      movesReplaced: this.movesReplaced,
     };
   }
 
@@ -366,6 +374,7 @@ export class SelfHealer {
       const ended = [...f.moving].filter(([, m]) => m.tp.topic === topic).map(([key]) => key);
       if (ended.length === 0) continue;
       for (const key of ended) f.moving.delete(key);
+      this.movesTopicDeleted += ended.length;
       touched = true;
       if (f.moving.size === 0 && f.state === 'healing') {
         f.state = 'healed';
@@ -373,6 +382,30 @@ export class SelfHealer {
           `self-healing: the moves away from failed broker ${id} ended with the deletion of topic ${topic}`,
         );
       }
+    }
+    return touched;
+  }
+
+  /**
+   * A reassignment of `tp` to `target` was written (whoever asked). When it replaces a move of this healer with
+   * another target, the move is the operator's from then on: it leaves this healer's list (a broker that returns does
+   * not cancel it, as noteBack already held) and this healer's throttles come off once nothing of its own moves, as
+   * an operator's reassignment runs with the throttles the operator sets. Answers whether a move left; then the
+   * controller queues afterMoveFinished.
+   */
+  noteReassigned(tp: TopicPartition, target: readonly BrokerId[]): boolean {
+    const key = partitionKey(tp);
+    let touched = false;
+    for (const [id, f] of this.failed) {
+      const m = f.moving.get(key);
+      if (m === undefined || m.to === null || sameList(m.to, target)) continue;
+      f.moving.delete(key);
+      this.movesReplaced++;
+      touched = true;
+      this.host.core.logger.info(
+        `self-healing: the move of ${tp.topic}-${tp.partition} away from broker ${id} was replaced by a reassignment to [${target.join(',')}]; it is no longer self-healing's`,
+      );
+      if (f.moving.size === 0 && f.state === 'healing') f.state = 'healed';
     }
     return touched;
   }

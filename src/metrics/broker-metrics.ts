@@ -391,6 +391,8 @@ export class BrokerMetrics {
         set({ outcome: 'started' }, st.movesStarted);
         set({ outcome: 'finished' }, st.movesFinished);
         set({ outcome: 'cancelled' }, st.movesCancelled);
+        set({ outcome: 'topic_deleted' }, st.movesTopicDeleted);
+        set({ outcome: 'replaced' }, st.movesReplaced);
       },
     );
   }

@@ -306,3 +306,57 @@ test('a move whose new replica dies too is moved again once that broker has been
     removingReplicas: [],
   });
 });
+
+test("a topic deleted during its moves counts them in the moves' outcome topic_deleted", async () => {
+  const { cluster, controller, timers } = await setup([
+    [1, 2, 4],
+    [4, 1, 2],
+  ]);
+  cluster.killBroker(4);
+  await settle(controller);
+  timers.shift()!.run();
+  await settle(controller);
+  assert.equal(controller.selfHealingStatus.movesStarted, 2);
+  const [deleted] = await admin(cluster.brokers.get(1)!.session, controller).deleteTopics(['t']);
+  assert.equal(deleted!.errorCode, 0);
+  await settle(controller);
+  const status = controller.selfHealingStatus;
+  assert.deepEqual(
+    [status.movesFinished, status.movesCancelled, status.movesTopicDeleted, status.movesReplaced],
+    [0, 0, 2, 0],
+  );
+});
+
+test("an operator's reassignment over a self-healing move makes it theirs: counted replaced, throttles off", async () => {
+  const { cluster, controller, timers } = await setup([[4, 1, 2]]);
+  cluster.killBroker(4);
+  await settle(controller);
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3]);
+  assert.notDeepEqual(
+    await entityConfig(cluster, topicConfigPath('t')),
+    {},
+    'self-healing throttles the move',
+  );
+  // The operator moves the partition to [1, 2, 3] in another order (another target): their move now.
+  const started = await controller.alterPartitionReassignments({
+    timeoutMs: 1000,
+    topics: [{ name: 't', partitions: [{ partitionIndex: 0, replicas: [3, 2, 1] }] }],
+  });
+  assert.equal(started.responses[0]?.partitions[0]?.errorCode, 0);
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3], 'still moving, as the operator asked');
+  const status = controller.selfHealingStatus;
+  assert.deepEqual([status.movesReplaced, status.movesFinished], [1, 0]);
+  assert.deepEqual(
+    status.failedBrokers.map((b) => [b.brokerId, b.moving]),
+    [[4, 0]],
+  );
+  assert.deepEqual(await entityConfig(cluster, topicConfigPath('t')), {}, "self-healing's throttles removed");
+  assert.deepEqual(
+    await entityConfig(cluster, brokerConfigPath(3 as BrokerId)),
+    {},
+    'its broker rates removed',
+  );
+});
