@@ -73,7 +73,7 @@ export class KeyStore {
     if (bytes !== null) {
       const parsed = parseStore(bytes, path);
       const keys = await unwrapAll(parsed.keks, (e) => unwrapStored(path, provider, e));
-      parsed.keks.forEach((e, i) => keks.set(e.id, { ...e, key: keys[i]! }));
+      for (const [i, e] of parsed.keks.entries()) keks.set(e.id, { ...e, key: keys[i]! });
       current = parsed.current !== null && keks.has(parsed.current) ? parsed.current : null;
     }
     return new KeyStore(dir, provider, keks, current);

@@ -59,7 +59,7 @@ async function startService(
     req.on('data', (d: Buffer) => {
       body += d.toString();
     });
-    const respond = (): void => {
+    const respond = () => {
       if (mode === 'silent') return; // never answers
       if (mode === 'stalled-body') {
         // The status line and headers, then nothing: the body never ends.
@@ -113,7 +113,10 @@ async function startService(
       answer(404, { error: 'no such operation' });
     };
     req.on('end', () => {
-      if (req.url !== '/unwrap' || service.unwrapDelayMs === 0) return respond();
+      if (req.url !== '/unwrap' || service.unwrapDelayMs === 0) {
+        respond();
+        return;
+      }
       service.unwrapsInFlight++;
       service.maxUnwrapsInFlight = Math.max(service.maxUnwrapsInFlight, service.unwrapsInFlight);
       setTimeout(() => {
