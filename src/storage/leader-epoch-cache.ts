@@ -16,7 +16,7 @@ import { assert } from '../common/assert.js';
 import { type LeaderEpoch, NO_LEADER_EPOCH, type Offset } from '../common/ids.js';
 import { AtomicFile, StorageFormatError } from './atomic-file.js';
 import { type EpochEntry, encodeEpochCheckpoint, readEpochCheckpoint } from './checkpoint-file.js';
-import { type FileSeal, openWithoutKeys } from './encryption/file-seal.js';
+import { type FileSeal, openWithoutKeys, UntrustedFileError } from './encryption/file-seal.js';
 
 export const UNDEFINED_EPOCH: LeaderEpoch = NO_LEADER_EPOCH;
 export const UNDEFINED_EPOCH_OFFSET = -1 as Offset;
@@ -33,6 +33,7 @@ export class LeaderEpochCache {
   private held = false;
   private dirty = false;
   private loadFailureValue: StorageFormatError | null = null;
+  private untrustedValue: UntrustedFileError | null = null;
 
   /** `path` null keeps the cache in memory only (tests, simulation). Write errors go to `onError`. */
   constructor(
@@ -51,7 +52,9 @@ export class LeaderEpochCache {
    * wrong end offsets after a clean shutdown (nothing is re-read to rebuild it), and followers would truncate by
    * them. As Kafka's LeaderEpochCheckpointFile, whose failed read takes the log directory offline, the cache then
    * notes `loadFailure` (the log manager takes the directory out of service) and keeps its entries in memory only,
-   * so the damaged file stays as it was found, for the operator.
+   * so the damaged file stays as it was found, for the operator. A file an encrypting partition does not trust
+   * (UntrustedFileError, see encryption/file-seal.ts) is not damage: the cache starts empty and `untrusted` tells
+   * the Log to rebuild it from its batches, which replaces the file.
    */
   static load(path: string, onError?: (err: Error) => void, seal: FileSeal | null = null): LeaderEpochCache {
     try {
@@ -60,11 +63,29 @@ export class LeaderEpochCache {
       );
       return new LeaderEpochCache(path, entries, onError, seal);
     } catch (err) {
+      if (err instanceof UntrustedFileError) {
+        const cache = new LeaderEpochCache(path, [], onError, seal);
+        cache.untrustedValue = err;
+        return cache;
+      }
       if (!(err instanceof StorageFormatError)) throw err;
       const cache = new LeaderEpochCache(null, [], onError, seal);
       cache.loadFailureValue = err;
       return cache;
     }
+  }
+
+  /** Why `load` did not trust the checkpoint (the cache is to be rebuilt from the log), or null. */
+  get untrusted(): UntrustedFileError | null {
+    return this.untrustedValue;
+  }
+
+  /** Entries rebuilt from the log's batches replace those of an untrusted file (written sealed by persistNow). */
+  rebuilt(entries: readonly EpochEntry[]): void {
+    this.entries = [];
+    for (const entry of entries) this.assignEntry(entry);
+    this.untrustedValue = null;
+    this.persist();
   }
 
   /** The damage found in the checkpoint by `load`, or null. */

@@ -10,6 +10,7 @@ import { readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LeaderEpoch, Offset } from '../common/ids.js';
 import { batchHeader } from '../protocol/records/batch-header.js';
+import type { EpochEntry } from './checkpoint-file.js';
 import { completeSwaps } from './cleaner/swap-files.js';
 import type { FileSeal } from './encryption/file-seal.js';
 import { SegmentIntegrityError, type SegmentKeys } from './encryption/segment-cipher.js';
@@ -156,6 +157,24 @@ export function rebuildProducerState(
   }
   replayProducerState(log.segments, log.producerState, from, recovered);
   return loaded;
+}
+
+/**
+ * The leader epochs of the log's batches, each with the offset of the first batch written in it (the entries a
+ * leader-epoch-checkpoint holds, but for an epoch that has no batch yet). Reads every batch header.
+ */
+export function epochsFromLog(segments: readonly LogSegment[]): EpochEntry[] {
+  const entries: EpochEntry[] = [];
+  for (const segment of segments) {
+    segment.scan(0, (info) => {
+      const epoch = info.partitionLeaderEpoch;
+      const latest = entries[entries.length - 1];
+      if (epoch >= 0 && (latest === undefined || epoch > latest.epoch))
+        entries.push({ epoch: epoch as LeaderEpoch, startOffset: info.baseOffset as Offset });
+      return true;
+    });
+  }
+  return entries;
 }
 
 /** A transaction marker batch holds one small record; anything larger is not read whole. */

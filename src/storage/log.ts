@@ -46,7 +46,7 @@ import { LEADER_EPOCH_CHECKPOINT_FILE, type TopicPartition } from './file-names.
 import type { InlineReadGate } from './inline-reads.js';
 import { type EpochEndOffset, LeaderEpochCache } from './leader-epoch-cache.js';
 import { type LogConfig, STORAGE_LIMITS } from './log-config.js';
-import { loadSegments, rebuildProducerState } from './log-loader.js';
+import { epochsFromLog, loadSegments, rebuildProducerState } from './log-loader.js';
 import { floorSegmentIndex, LogReader, type ReadResult } from './log-read.js';
 import { LogSegment } from './log-segment.js';
 import { type DurableWaiter, fsyncSegment, GroupSync } from './log-sync.js';
@@ -198,7 +198,10 @@ export class Log {
     this.writeInlineWhenIdle = options.writeInlineWhenIdle ?? true;
     this.keys = options.keys ?? null;
     // Snapshots and the epoch checkpoint are encrypted while the topic's new segments are.
-    this.seal = this.keys === null ? null : new FileSeal(this.keys, () => this.configValue.encrypt);
+    this.seal =
+      this.keys === null
+        ? null
+        : new FileSeal(this.keys, () => this.configValue.encrypt, this.topicPartition);
     this.epochCache = LeaderEpochCache.load(
       join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE),
       (err) => this.onBackgroundError(err),
@@ -366,6 +369,12 @@ export class Log {
     for (const s of this.segments) if (s !== this.activeSegment) s.onRoll();
     this.activeSegment.offsetIndex.file.preallocate();
     this.activeSegment.timeIndex.file.preallocate();
+    const untrusted = this.epochCache.untrusted;
+    if (untrusted !== null) {
+      // Not sealed for this partition while it encrypts (encryption/file-seal.ts): the batches say the epochs.
+      this.epochCache.rebuilt(epochsFromLog(this.segments));
+      this.onBackgroundError(new Error(`${untrusted.message}; its leader epochs were rebuilt from the log`));
+    }
     this.epochCache.truncateFromEnd(this.logEndOffsetValue);
     this.epochCache.truncateFromStart(this.logStartOffsetValue);
     this.rebuildProducerState(recovered);

@@ -2,28 +2,43 @@
 // `leader-epoch-checkpoint`. They hold producer ids, epochs, sequences, offsets and timestamps, which an encrypted
 // topic does not leave readable on disk.
 //
-// Layout: magic "BRKF" | version u8 (1) | kind length u8 | kind (ASCII) | KEK id length u8 | KEK id (ASCII) |
+// Layout: magic "BRKF" | version u8 (2) | kind length u8 | kind (ASCII) | KEK id length u8 | KEK id (ASCII) |
 // nonce (12 random bytes) | AES-256-GCM ciphertext of the plaintext file | tag (16). The additional data is every
-// byte before the nonce, so a file cannot pass for another kind. The key is HKDF-SHA256 of the KEK (info
-// "brook file seal 1"): a KEK wraps keys and is not used on data itself. Random nonces are safe here: a KEK
-// seals at most a few files per segment roll, far below GCM's 2^32 messages per key.
+// byte before the nonce followed by the partition (topic, NUL, partition number; not stored), so a file cannot pass
+// for another kind nor for another partition's file, which the same KEK seals. Version 1 (earlier Brook versions)
+// had no partition in the additional data. The key is HKDF-SHA256 of the KEK (info "brook file seal 1"): a KEK
+// wraps keys and is not used on data itself. Random nonces are safe here: a KEK seals at most a few files per
+// segment roll, far below GCM's 2^32 messages per key.
 //
-// Reading: a file that does not start with the magic is taken as plaintext (written before the topic turned to
-// encryption); a sealed file that fails authentication or names an unknown KEK is a StorageFormatError, as a
-// damaged plaintext file is, so its reader falls back as it always did (an older snapshot and a log replay; the
-// epoch cache rebuilt from the log).
+// Reading, while the partition encrypts (`enabled`): only a version 2 file of this partition is trusted. A file
+// without the magic, or of version 1 (not bound to its partition), is an UntrustedFileError: anyone who can write
+// the directory can put one there, yet it is also what a partition holds when its topic has just turned encryption
+// on, or after an upgrade; its reader then does without it (a snapshot is skipped for an older one and a replay, the
+// epoch cache is rebuilt from the log) and the next write seals it. While the partition does not encrypt, plaintext
+// and version 1 files are read as they are. A sealed file that fails authentication (damaged, tampered with, or
+// another partition's) or names an unknown KEK is a StorageFormatError, as a damaged plaintext file is, so its
+// reader falls back as it always did (an older snapshot and a log replay; a damaged epoch checkpoint takes the
+// directory offline).
 
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { StorageFormatError } from '../atomic-file.js';
 import type { SegmentKeys } from './segment-cipher.js';
 
 const MAGIC = Buffer.from('BRKF');
-const VERSION = 1;
+const VERSION = 2;
+/** Written by earlier versions: no partition in the additional data. */
+const VERSION_UNBOUND = 1;
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
 const HKDF_INFO = Buffer.from('brook file seal 1');
 
 export type SealedFileKind = 'producer-snapshot' | 'leader-epoch-checkpoint';
+
+/**
+ * A file an encrypting partition does not trust (not sealed, or sealed without its partition): not damage, which
+ * takes a directory offline, but a file to do without. A StorageFormatError, so readers that only skip damage skip it.
+ */
+export class UntrustedFileError extends StorageFormatError {}
 
 export function isSealedFile(bytes: Buffer): boolean {
   return bytes.length >= MAGIC.length && bytes.subarray(0, MAGIC.length).equals(MAGIC);
@@ -32,11 +47,19 @@ export function isSealedFile(bytes: Buffer): boolean {
 export class FileSeal {
   private readonly derived = new Map<string, Buffer>();
 
-  /** `enabled` says, at each write, whether new files are sealed (the topic's brook.encryption.enable). */
+  private readonly partition: Buffer;
+
+  /**
+   * `enabled` says, at each write and read, whether the partition encrypts (the topic's brook.encryption.enable);
+   * `topicPartition` is the partition whose files these are.
+   */
   constructor(
     private readonly keys: SegmentKeys,
     private readonly enabled: () => boolean,
-  ) {}
+    topicPartition: { readonly topic: string; readonly partition: number },
+  ) {
+    this.partition = Buffer.from(`${topicPartition.topic}\u0000${topicPartition.partition}`);
+  }
 
   /** The bytes to write for `plain`: sealed under the current KEK when enabled, else `plain` itself. */
   seal(kind: SealedFileKind, plain: Buffer): Buffer {
@@ -45,15 +68,27 @@ export class FileSeal {
     const header = buildHeader(kind, kek.id);
     const nonce = randomBytes(NONCE_BYTES);
     const cipher = createCipheriv('aes-256-gcm', this.fileKey(kek.id, kek.key), nonce);
-    cipher.setAAD(header);
+    cipher.setAAD(Buffer.concat([header, this.partition]));
     const body = cipher.update(plain);
     cipher.final();
     return Buffer.concat([header, nonce, body, cipher.getAuthTag()]);
   }
 
-  /** The plaintext of a file read from `path` (plaintext files pass through); StorageFormatError if damaged. */
+  /**
+   * The plaintext of a file read from `path`: StorageFormatError if damaged or another partition's, and
+   * UntrustedFileError for a file this partition does not trust while it encrypts (see the file header).
+   */
   open(path: string, kind: SealedFileKind, bytes: Buffer): Buffer {
-    return isSealedFile(bytes) ? openSealed(path, kind, bytes, (id) => this.keyFor(id)) : bytes;
+    if (!isSealedFile(bytes)) {
+      if (this.enabled()) throw new UntrustedFileError(path, 'not encrypted, in a partition that encrypts');
+      return bytes;
+    }
+    const version = bytes[MAGIC.length];
+    if (version === VERSION_UNBOUND && this.enabled()) {
+      throw new UntrustedFileError(path, 'encrypted by an earlier version, not bound to its partition');
+    }
+    const boundTo = version === VERSION_UNBOUND ? Buffer.alloc(0) : this.partition;
+    return openSealed(path, kind, bytes, boundTo, (id) => this.keyFor(id));
   }
 
   private keyFor(kekId: string): Buffer | undefined {
@@ -89,15 +124,17 @@ function buildHeader(kind: string, kekId: string): Buffer {
   return header;
 }
 
+/** Opens a sealed file of version 1 or 2; `boundTo` follows the header in the additional data (empty for 1). */
 function openSealed(
   path: string,
   kind: SealedFileKind,
   bytes: Buffer,
+  boundTo: Buffer,
   keyFor: (kekId: string) => Buffer | undefined,
 ): Buffer {
   let at = MAGIC.length;
-  if (bytes.length < at + 3 || bytes[at] !== VERSION) {
-    throw new StorageFormatError(path, 'not an encrypted file of version 1');
+  if (bytes.length < at + 3 || (bytes[at] !== VERSION && bytes[at] !== VERSION_UNBOUND)) {
+    throw new StorageFormatError(path, 'not an encrypted file of version 1 or 2');
   }
   at++;
   const kindLength = bytes[at++]!;
@@ -113,13 +150,13 @@ function openSealed(
     throw new StorageFormatError(path, `encrypted with key-encryption key ${kekId}, not in the key store`);
   }
   const decipher = createDecipheriv('aes-256-gcm', key, bytes.subarray(at, at + NONCE_BYTES));
-  decipher.setAAD(bytes.subarray(0, at));
+  decipher.setAAD(Buffer.concat([bytes.subarray(0, at), boundTo]));
   decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
   const plain = decipher.update(bytes.subarray(at + NONCE_BYTES, bytes.length - TAG_BYTES));
   try {
     decipher.final();
   } catch {
-    throw new StorageFormatError(path, 'fails authentication: tampered or damaged');
+    throw new StorageFormatError(path, "fails authentication: tampered, damaged or another partition's");
   }
   return plain;
 }

@@ -1,0 +1,163 @@
+// What an encrypted partition trusts of its sealed files (producer snapshots, the leader-epoch-checkpoint), on real
+// files in one log directory with one key store:
+// - a sealed file is bound to its partition: one copied from another partition of the directory (sealed by the same
+//   key-encryption key) fails authentication, as a tampered file does (a snapshot is skipped for a replay of the
+//   log, a damaged epoch checkpoint takes the directory offline);
+// - a file that is not sealed, in a partition that encrypts, is not trusted: anyone who can write the directory
+//   can write one. It is not taken for damage either (it is what a partition holds when its topic has just turned
+//   encryption on): the snapshot is skipped and the epoch cache rebuilt from the log's batches, then sealed;
+// - a topic turning encryption on for existing data thus keeps its producer state and leader epochs.
+
+import assert from 'node:assert/strict';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type TestContext, test } from 'node:test';
+import { ManualClock } from '../../../src/common/clock.js';
+import type { ProducerId } from '../../../src/common/ids.js';
+import { batchHeader } from '../../../src/protocol/records/batch-header.js';
+import { encodeEpochCheckpoint } from '../../../src/storage/checkpoint-file.js';
+import { isSealedFile } from '../../../src/storage/encryption/file-seal.js';
+import type { KeyStore } from '../../../src/storage/encryption/key-store.js';
+import { Log } from '../../../src/storage/log.js';
+import { logConfig } from '../../../src/storage/log-config.js';
+import { writeSnapshotFile } from '../../../src/storage/producer-snapshot.js';
+import { buildBatch } from '../batch-builder.js';
+import { tempDir } from '../tmp-dir.js';
+import { keyStoreIn } from './key-store-in.js';
+
+const EPOCH_FILE = 'leader-epoch-checkpoint';
+const ENCRYPTED = logConfig({ encrypt: true, segmentBytes: 16 * 1024 });
+const PLAIN = logConfig({ encrypt: false, segmentBytes: 16 * 1024 });
+
+function openLog(dir: string, partition: number, keys: KeyStore, encrypt = true): Log {
+  return Log.open({
+    dir,
+    topicPartition: { topic: 't', partition },
+    config: encrypt ? ENCRYPTED : PLAIN,
+    clock: new ManualClock(),
+    hadCleanShutdown: true,
+    keys,
+  });
+}
+
+/** 40 batches of `producerId`, the leader epoch moving from 1 to `lastEpoch` half-way; closed cleanly. */
+function fillAndClose(log: Log, producerId: number, lastEpoch: number): void {
+  for (let i = 0; i < 40; i++) {
+    const batch = buildBatch({
+      producerId,
+      producerEpoch: 0,
+      baseSequence: i,
+      values: [Buffer.alloc(500, i)],
+    });
+    batchHeader.setBaseOffset(batch, 0, log.logEndOffset);
+    batchHeader.setPartitionLeaderEpoch(batch, 0, i < 20 ? 1 : lastEpoch);
+    log.append(batch);
+  }
+  log.setHighWatermark(log.logEndOffset);
+  log.close();
+}
+
+function epochs(log: Log): [number, number][] {
+  return log.epochCache.epochEntries.map((e) => [e.epoch, e.startOffset]);
+}
+
+/** The last sequence the log's producer state holds for `producerId`, or undefined when it knows none. */
+function lastSeq(log: Log, producerId: number): number | undefined {
+  return log.producerState.producer(producerId as ProducerId)?.batches.at(-1)?.lastSeq;
+}
+
+function snapshotNames(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((n) => n.endsWith('.snapshot'))
+    .sort();
+}
+
+async function twoPartitions(t: TestContext) {
+  const root = tempDir(t);
+  const logDir = join(root, 'logs');
+  mkdirSync(logDir);
+  const keys = await keyStoreIn(root, logDir);
+  const dirA = join(logDir, 't-0');
+  const dirB = join(logDir, 't-1');
+  mkdirSync(dirA);
+  mkdirSync(dirB);
+  fillAndClose(openLog(dirA, 0, keys), 1001, 5);
+  fillAndClose(openLog(dirB, 1, keys), 2002, 9);
+  return { keys, dirA, dirB };
+}
+
+test("a sealed epoch checkpoint copied from another partition fails authentication: that partition's is damaged", async (t) => {
+  const { keys, dirA, dirB } = await twoPartitions(t);
+  copyFileSync(join(dirA, EPOCH_FILE), join(dirB, EPOCH_FILE));
+  const b = openLog(dirB, 1, keys);
+  try {
+    assert.match(String(b.loadFailure?.message), /fails authentication/);
+    assert.notDeepEqual(epochs(b), [
+      [1, 0],
+      [5, 20],
+    ]);
+  } finally {
+    b.close();
+  }
+});
+
+test('a sealed producer snapshot copied from another partition is skipped: the state is replayed from the log', async (t) => {
+  const { keys, dirA, dirB } = await twoPartitions(t);
+  const names = snapshotNames(dirA);
+  assert.deepEqual(snapshotNames(dirB), names, 'both logs rolled and ended at the same offsets');
+  for (const name of names) copyFileSync(join(dirA, name), join(dirB, name));
+  const b = openLog(dirB, 1, keys);
+  try {
+    assert.equal(lastSeq(b, 1001), undefined, "the other partition's producer");
+    assert.equal(lastSeq(b, 2002), 39);
+  } finally {
+    b.close();
+  }
+});
+
+test('an unsealed epoch checkpoint and snapshot in an encrypting partition are not trusted', async (t) => {
+  const { keys, dirB } = await twoPartitions(t);
+  // Plaintext files claiming other epochs and a producer that never wrote here.
+  writeFileSync(join(dirB, EPOCH_FILE), encodeEpochCheckpoint([{ epoch: 42, startOffset: 0 }] as never));
+  const offset = Number(snapshotNames(dirB).at(-1)!.slice(0, -'.snapshot'.length));
+  const fake = { epoch: 0, lastSequence: 7, lastOffset: offset - 1, offsetDelta: 0, timestamp: 1 };
+  writeSnapshotFile(dirB, offset, [
+    { producerId: 777, ...fake, coordinatorEpoch: -1, currentTxnFirstOffset: -1 },
+  ]);
+  const b = openLog(dirB, 1, keys);
+  try {
+    assert.equal(b.loadFailure, null, 'not damage: the partition stays online');
+    assert.deepEqual(epochs(b), [
+      [1, 0],
+      [9, 20],
+    ]);
+    assert.equal(lastSeq(b, 777), undefined);
+    assert.equal(lastSeq(b, 2002), 39);
+  } finally {
+    b.close();
+  }
+  assert.ok(isSealedFile(readFileSync(join(dirB, EPOCH_FILE))), 'the rebuilt checkpoint is sealed');
+});
+
+test('a partition whose topic turns encryption on keeps its leader epochs and producer state', async (t) => {
+  const root = tempDir(t);
+  const logDir = join(root, 'logs');
+  mkdirSync(logDir);
+  const keys = await keyStoreIn(root, logDir);
+  const dir = join(logDir, 't-0');
+  mkdirSync(dir);
+  fillAndClose(openLog(dir, 0, keys, false), 3003, 4);
+  assert.ok(!isSealedFile(readFileSync(join(dir, EPOCH_FILE))));
+  const log = openLog(dir, 0, keys, true);
+  try {
+    assert.equal(log.loadFailure, null);
+    assert.deepEqual(epochs(log), [
+      [1, 0],
+      [4, 20],
+    ]);
+    assert.equal(lastSeq(log, 3003), 39);
+  } finally {
+    log.close();
+  }
+  assert.ok(isSealedFile(readFileSync(join(dir, EPOCH_FILE))), 'sealed from then on');
+});
