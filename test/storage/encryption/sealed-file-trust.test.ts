@@ -7,8 +7,11 @@
 //   can write one. It is not taken for damage either (it is what a partition holds when its topic has just turned
 //   encryption on): the snapshot is skipped and the epoch cache rebuilt from the log's batches, then sealed;
 // - a topic turning encryption on for existing data thus keeps its producer state and leader epochs.
+// - a file sealed by an earlier version (not bound to its partition) is read while the topic does not encrypt, and
+//   treated as an unsealed one while it does.
 
 import assert from 'node:assert/strict';
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
@@ -160,4 +163,55 @@ test('a partition whose topic turns encryption on keeps its leader epochs and pr
     log.close();
   }
   assert.ok(isSealedFile(readFileSync(join(dir, EPOCH_FILE))), 'sealed from then on');
+});
+
+/** A checkpoint sealed as Brook sealed it before files were bound to their partition (format version 1). */
+function sealedVersion1(keys: KeyStore, plain: Buffer): Buffer {
+  const kek = keys.current();
+  const kind = 'leader-epoch-checkpoint';
+  const header = Buffer.concat([
+    Buffer.from('BRKF'),
+    Buffer.from([1, kind.length]),
+    Buffer.from(kind),
+    Buffer.from([kek.id.length]),
+    Buffer.from(kek.id),
+  ]);
+  const key = Buffer.from(hkdfSync('sha256', kek.key, Buffer.alloc(0), Buffer.from('brook file seal 1'), 32));
+  const nonce = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, nonce);
+  cipher.setAAD(header);
+  const body = Buffer.concat([cipher.update(plain), cipher.final()]);
+  return Buffer.concat([header, nonce, body, cipher.getAuthTag()]);
+}
+
+test('an epoch checkpoint sealed by an earlier version is read while the topic does not encrypt, rebuilt while it does', async (t) => {
+  const { keys, dirB } = await twoPartitions(t);
+  const claimed = Buffer.from(
+    encodeEpochCheckpoint([
+      { epoch: 1, startOffset: 0 },
+      { epoch: 6, startOffset: 30 },
+    ] as never),
+  );
+  writeFileSync(join(dirB, EPOCH_FILE), sealedVersion1(keys, claimed));
+  const plain = openLog(dirB, 1, keys, false);
+  try {
+    assert.equal(plain.loadFailure, null);
+    assert.deepEqual(epochs(plain), [
+      [1, 0],
+      [6, 30],
+    ]);
+  } finally {
+    plain.close();
+  }
+  writeFileSync(join(dirB, EPOCH_FILE), sealedVersion1(keys, claimed));
+  const encrypted = openLog(dirB, 1, keys, true);
+  try {
+    assert.equal(encrypted.loadFailure, null);
+    assert.deepEqual(epochs(encrypted), [
+      [1, 0],
+      [9, 20],
+    ]);
+  } finally {
+    encrypted.close();
+  }
 });
