@@ -148,6 +148,8 @@ export class SelfHealer {
   private readonly failed = new Map<BrokerId, FailedBroker>();
   /** Throttle entries this healer added, per topic ("partition:broker"), and brokers whose rates it set. */
   private readonly addedThrottles = new Map<string, { leader: Set<string>; follower: Set<string> }>();
+  /** Partitions whose moves an operator's reassignment replaced: their throttle entries are to be taken off. */
+  private readonly replacedMoves: TopicPartition[] = [];
   private readonly ratedBrokers = new Set<BrokerId>();
   private movesStarted = 0;
   private movesCancelled = 0;
@@ -315,6 +317,7 @@ export class SelfHealer {
     for (const f of this.failed.values()) f.cancelTimer?.();
     this.failed.clear();
     this.addedThrottles.clear();
+    this.replacedMoves.length = 0;
     this.ratedBrokers.clear();
     this.stateVersion = null;
   }
@@ -334,8 +337,12 @@ export class SelfHealer {
     for (const [id, f] of this.failed) if (f.retrying && f.cancelTimer !== null) this.schedule(id, f, 0);
   }
 
-  /** A move of this healer finished (noteFinished said so): the state is written again, throttles go when idle. */
+  /**
+   * A move of this healer ended (noteFinished, noteTopicDeleting or noteReassigned said so): the throttle entries
+   * of replaced moves come off, the state is written again, and every throttle goes when idle.
+   */
   async afterMoveFinished(): Promise<void> {
+    await this.releaseReplacedThrottles();
     await this.persist();
     await this.clearThrottlesWhenIdle();
   }
@@ -389,8 +396,8 @@ export class SelfHealer {
   /**
    * A reassignment of `tp` to `target` was written (whoever asked). When it replaces a move of this healer with
    * another target, the move is the operator's from then on: it leaves this healer's list (a broker that returns does
-   * not cancel it, as noteBack already held) and this healer's throttles come off once nothing of its own moves, as
-   * an operator's reassignment runs with the throttles the operator sets. Answers whether a move left; then the
+   * not cancel it, as noteBack already held), and the throttle entries this healer added for the partition come off
+   * (an operator's reassignment runs with the throttles the operator sets). Answers whether a move left; then the
    * controller queues afterMoveFinished.
    */
   noteReassigned(tp: TopicPartition, target: readonly BrokerId[]): boolean {
@@ -401,6 +408,7 @@ export class SelfHealer {
       if (m === undefined || m.to === null || sameList(m.to, target)) continue;
       f.moving.delete(key);
       this.movesReplaced++;
+      this.replacedMoves.push(tp);
       touched = true;
       this.host.core.logger.info(
         `self-healing: the move of ${tp.topic}-${tp.partition} away from broker ${id} was replaced by a reassignment to [${target.join(',')}]; it is no longer self-healing's`,
@@ -635,6 +643,36 @@ export class SelfHealer {
   }
 
   /** Takes off the throttles this healer set once none of its moves is left. */
+  /** Takes off the topic throttle entries this healer added for the partitions of replaced moves. */
+  private async releaseReplacedThrottles(): Promise<void> {
+    const replaced = this.replacedMoves.splice(0);
+    for (const tp of replaced) {
+      const added = this.addedThrottles.get(tp.topic);
+      if (added === undefined) continue;
+      const ofPartition = (entries: Set<string>) =>
+        new Set([...entries].filter((e) => e.startsWith(`${tp.partition}:`)));
+      const leader = ofPartition(added.leader);
+      const follower = ofPartition(added.follower);
+      if (leader.size === 0 && follower.size === 0) continue;
+      const ok = await this.updateConfig(topicConfigPath(tp.topic), `topics/${tp.topic}`, (config) => {
+        const next = { ...config };
+        for (const [key, mine] of [
+          [LEADER_THROTTLED, leader],
+          [FOLLOWER_THROTTLED, follower],
+        ] as const) {
+          const rest = removeEntries(config[key], mine);
+          if (rest === null) delete next[key];
+          else next[key] = rest;
+        }
+        return next;
+      });
+      if (!ok) continue;
+      for (const e of leader) added.leader.delete(e);
+      for (const e of follower) added.follower.delete(e);
+      if (added.leader.size === 0 && added.follower.size === 0) this.addedThrottles.delete(tp.topic);
+    }
+  }
+
   async clearThrottlesWhenIdle(): Promise<void> {
     for (const f of this.failed.values()) if (f.moving.size > 0) return;
     if (this.addedThrottles.size === 0 && this.ratedBrokers.size === 0) return;

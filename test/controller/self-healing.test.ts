@@ -327,19 +327,21 @@ test("a topic deleted during its moves counts them in the moves' outcome topic_d
   );
 });
 
-test("an operator's reassignment over a self-healing move makes it theirs: counted replaced, throttles off", async () => {
-  const { cluster, controller, timers } = await setup([[4, 1, 2]]);
+test("an operator's reassignment over a self-healing move makes it theirs: counted replaced, its throttles off", async () => {
+  const { cluster, controller, timers } = await setup([
+    [4, 1, 2],
+    [1, 4, 2],
+  ]);
   cluster.killBroker(4);
   await settle(controller);
   timers.shift()!.run();
   await settle(controller);
   assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3]);
-  assert.notDeepEqual(
-    await entityConfig(cluster, topicConfigPath('t')),
-    {},
-    'self-healing throttles the move',
-  );
-  // The operator moves the partition to [1, 2, 3] in another order (another target): their move now.
+  assert.deepEqual(await entityConfig(cluster, topicConfigPath('t')), {
+    'leader.replication.throttled.replicas': '0:1,0:2,1:1,1:2',
+    'follower.replication.throttled.replicas': '0:3,1:3',
+  });
+  // The operator moves partition 0 to [1, 2, 3] in another order (another target): their move now.
   const started = await controller.alterPartitionReassignments({
     timeoutMs: 1000,
     topics: [{ name: 't', partitions: [{ partitionIndex: 0, replicas: [3, 2, 1] }] }],
@@ -351,12 +353,20 @@ test("an operator's reassignment over a self-healing move makes it theirs: count
   assert.deepEqual([status.movesReplaced, status.movesFinished], [1, 0]);
   assert.deepEqual(
     status.failedBrokers.map((b) => [b.brokerId, b.moving]),
-    [[4, 0]],
+    [[4, 1]],
   );
+  // Partition 1's move is still self-healing's, and keeps its throttle entries; partition 0's are off.
+  assert.deepEqual(await entityConfig(cluster, topicConfigPath('t')), {
+    'leader.replication.throttled.replicas': '1:1,1:2',
+    'follower.replication.throttled.replicas': '1:3',
+  });
+  await reportIsr(cluster, controller, 1, [1, 2, 3]);
+  await settle(controller);
   assert.deepEqual(await entityConfig(cluster, topicConfigPath('t')), {}, "self-healing's throttles removed");
   assert.deepEqual(
     await entityConfig(cluster, brokerConfigPath(3 as BrokerId)),
     {},
     'its broker rates removed',
   );
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3], "the operator's move runs on");
 });
