@@ -278,13 +278,20 @@ export class Broker {
 
   /**
    * Phase: the encryption key store of each log directory, first of all: a missing or wrong master key must stop
-   * the broker before any file is touched. Each log directory keeps its own encryption.keys.
+   * the broker before any file is touched. Each log directory keeps its own encryption.keys; they are opened
+   * together (a remote key service's round trips overlap), and the first directory in log.dirs order that fails
+   * is the one reported.
    */
   private async openKeyStores(): Promise<Map<string, KeyStore | null>> {
     const { config, clock } = this.options;
+    const settings = encryptionSettingsOf(config);
+    const opened = await Promise.allSettled(
+      config.logDirs.map((dir) => openKeyStore(settings, dir, clock.nowMs())),
+    );
     const keyStores = new Map<string, KeyStore | null>();
-    for (const dir of config.logDirs) {
-      keyStores.set(dir, await openKeyStore(encryptionSettingsOf(config), dir, clock.nowMs()));
+    for (const [i, result] of opened.entries()) {
+      if (result.status === 'rejected') throw result.reason;
+      keyStores.set(config.logDirs[i]!, result.value);
     }
     return keyStores;
   }

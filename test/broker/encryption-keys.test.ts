@@ -190,6 +190,28 @@ describe('encryption keys', () => {
     }
   });
 
+  it('with several log directories, their key stores are unwrapped at once, not one directory after another', async () => {
+    const { dataDir } = scratch();
+    const service = await startKeyService();
+    const overrides = {
+      'log.dirs': ['a', 'b', 'c'].map((d) => join(dataDir, d)).join(','),
+      'brook.encryption.enable': 'true',
+      'brook.encryption.key.provider': 'http',
+      'brook.encryption.key.http.url': service.url,
+      'brook.encryption.key.http.token': 'sesame',
+    };
+    try {
+      // The first start makes a key-encryption key in each directory.
+      await (await startBroker({ dataDir, keepDataDir: true, overrides })).stop();
+      service.calls.unwrapDelayMs = 300;
+      const broker = await startBroker({ dataDir, keepDataDir: true, overrides });
+      await broker.stop();
+      assert.equal(service.calls.unwrapsWaitingMax, 3, 'one unwrap per directory, all three waiting at once');
+    } finally {
+      await service.close();
+    }
+  });
+
   it('rotation under a running producer and consumer: no error, new segments use the new key, old keys re-wrapped', async () => {
     const { dataDir, keyFile } = scratch();
     const k1 = randomBytes(32).toString('hex');
@@ -347,17 +369,24 @@ function recordsOf(bytes: Buffer, from: number): { offset: number; value: string
  */
 async function startKeyService(): Promise<{
   url: string;
-  calls: { wrap: number; unwrap: number };
+  /** `unwrapDelayMs` holds each unwrap answer back; `unwrapsWaitingMax` counts the most held at once. */
+  calls: {
+    wrap: number;
+    unwrap: number;
+    unwrapDelayMs: number;
+    unwrapsWaiting: number;
+    unwrapsWaitingMax: number;
+  };
   close(): Promise<void>;
 }> {
   const key = randomBytes(32);
-  const calls = { wrap: 0, unwrap: 0 };
+  const calls = { wrap: 0, unwrap: 0, unwrapDelayMs: 0, unwrapsWaiting: 0, unwrapsWaitingMax: 0 };
   const server: Server = createServer((req, res) => {
     let body = '';
     req.on('data', (d: Buffer) => {
       body += d.toString();
     });
-    req.on('end', () => {
+    const respond = () => {
       const answer = (status: number, json: unknown): void => {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(JSON.stringify(json));
@@ -389,6 +418,18 @@ async function startKeyService(): Promise<{
         }
       }
       answer(404, { error: 'no such operation' });
+    };
+    req.on('end', () => {
+      if (req.url !== '/unwrap' || calls.unwrapDelayMs === 0) {
+        respond();
+        return;
+      }
+      calls.unwrapsWaiting++;
+      calls.unwrapsWaitingMax = Math.max(calls.unwrapsWaitingMax, calls.unwrapsWaiting);
+      setTimeout(() => {
+        calls.unwrapsWaiting--;
+        respond();
+      }, calls.unwrapDelayMs);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
