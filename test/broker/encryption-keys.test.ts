@@ -190,6 +190,35 @@ describe('encryption keys', () => {
     }
   });
 
+  it('a topic with data, encrypted from a restart on: online, its epochs rebuilt from the log and sealed', async () => {
+    const { dataDir, keyFile } = scratch();
+    writeFileSync(keyFile, `k1:${KEY1}\n`);
+    const encrypted = fileProvider(keyFile);
+    const plain = { ...encrypted, 'brook.encryption.enable': 'false' };
+    let broker = await startBroker({ dataDir, keepDataDir: true, overrides: plain });
+    try {
+      await withClient(broker, async (c) => {
+        await createTopic(c, TOPIC, { numPartitions: 1, replicationFactor: 1 });
+        await produceMarkers(c, 0, 5);
+      });
+    } finally {
+      await broker.stop();
+    }
+    const checkpoint = join(partitionDir(dataDir), 'leader-epoch-checkpoint');
+    assert.ok(!readFileSync(checkpoint).subarray(0, 4).equals(Buffer.from('BRKF')), 'plaintext before');
+    broker = await startBroker({ dataDir, keepDataDir: true, overrides: encrypted });
+    try {
+      await withClient(broker, async (c) => {
+        await produceMarkers(c, 5, 5);
+        assert.equal((await readValues(c)).length, 10);
+      });
+      assert.match(broker.log(), /leader-epoch-checkpoint: not encrypted.*rebuilt from the log/);
+    } finally {
+      await broker.stop();
+    }
+    assert.ok(readFileSync(checkpoint).subarray(0, 4).equals(Buffer.from('BRKF')), 'sealed after');
+  });
+
   it('with several log directories, their key stores are unwrapped at once, not one directory after another', async () => {
     const { dataDir } = scratch();
     const service = await startKeyService();
