@@ -208,6 +208,11 @@ export class LeaderEpochCache {
     this.persist();
   }
 
+  /** Writes the file again as it is now (sealed, if the partition now encrypts). */
+  rewrite(): void {
+    this.persist();
+  }
+
   clear(): void {
     this.entries = [];
     this.persist();

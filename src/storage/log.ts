@@ -62,6 +62,7 @@ import {
 import {
   deleteSnapshotFile,
   listSnapshotOffsets,
+  readSnapshotFile,
   syncSnapshotFile,
   syncSnapshotFileNow,
   writeSnapshotFile,
@@ -240,8 +241,28 @@ export class Log {
 
   /** A topic config change: every segment sees it from its next append, roll check or lookup. */
   set config(config: LogConfig) {
+    const optsIn = !this.configValue.encrypt && config.encrypt;
     this.configValue = config;
     for (const s of this.segments) s.config = config;
+    if (optsIn && this.seal !== null && !this.closed) this.resealFiles();
+  }
+
+  /**
+   * The topic opted in to encryption: its producer snapshots and epoch checkpoint, plaintext until now, are
+   * rewritten sealed (off the event loop's fsyncs). Left unsealed, they would not be trusted while the topic
+   * encrypts (encryption/file-seal.ts): a truncation would replay the producer state from further back, and a
+   * restart rebuild the epochs from every batch header. A crash before they are durable leaves a damaged snapshot,
+   * which is skipped as an untrusted one is.
+   */
+  private resealFiles(): void {
+    for (const offset of listSnapshotOffsets(this.dir)) {
+      // Without a seal only plaintext opens (a sealed or damaged snapshot answers null and stays as it is).
+      const entries = readSnapshotFile(this.dir, offset);
+      if (entries === null) continue;
+      writeSnapshotFileUnsynced(this.dir, offset, entries, this.seal);
+      syncSnapshotFile(this.dir, offset).catch((err: unknown) => this.onBackgroundError(err as Error));
+    }
+    this.epochCache.rewrite();
   }
 
   /** A file of this log found damaged at load (the leader-epoch-checkpoint): its directory must go offline. */

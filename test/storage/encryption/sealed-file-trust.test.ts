@@ -215,3 +215,58 @@ test('an epoch checkpoint sealed by an earlier version is read while the topic d
     encrypted.close();
   }
 });
+
+test('a topic opting in while its log is open has its snapshots and epoch checkpoint sealed at once', async (t) => {
+  const root = tempDir(t);
+  const logDir = join(root, 'logs');
+  mkdirSync(logDir);
+  const keys = await keyStoreIn(root, logDir);
+  const dir = join(logDir, 't-0');
+  mkdirSync(dir);
+  const log = openLog(dir, 0, keys, false);
+  for (let i = 0; i < 40; i++) {
+    const batch = buildBatch({
+      producerId: 4004,
+      producerEpoch: 0,
+      baseSequence: i,
+      values: [Buffer.alloc(500, i)],
+    });
+    batchHeader.setBaseOffset(batch, 0, log.logEndOffset);
+    batchHeader.setPartitionLeaderEpoch(batch, 0, i < 20 ? 1 : 2);
+    log.append(batch);
+  }
+  await log.epochCache.whenPersisted();
+  const names = snapshotNames(dir);
+  assert.ok(names.length > 0, 'a roll wrote a snapshot');
+  const sealed = () => [EPOCH_FILE, ...names].map((n) => isSealedFile(readFileSync(join(dir, n))));
+  assert.deepEqual(
+    sealed(),
+    [EPOCH_FILE, ...names].map(() => false),
+  );
+  log.config = ENCRYPTED;
+  await log.epochCache.whenPersisted();
+  assert.deepEqual(
+    sealed(),
+    [EPOCH_FILE, ...names].map(() => true),
+  );
+  log.close();
+  const errors: Error[] = [];
+  const reopened = Log.open({
+    dir,
+    topicPartition: { topic: 't', partition: 0 },
+    config: ENCRYPTED,
+    clock: new ManualClock(),
+    hadCleanShutdown: true,
+    keys,
+    onBackgroundError: (err) => errors.push(err),
+  });
+  try {
+    assert.deepEqual(errors, [], 'nothing to rebuild');
+    assert.deepEqual(epochs(reopened), [
+      [1, 0],
+      [2, 20],
+    ]);
+  } finally {
+    reopened.close();
+  }
+});
