@@ -219,7 +219,7 @@ describe('encryption keys', () => {
     assert.ok(readFileSync(checkpoint).subarray(0, 4).equals(Buffer.from('BRKF')), 'sealed after');
   });
 
-  it('with several log directories, their key stores are unwrapped at once, not one directory after another', async () => {
+  it('with several log directories, their key stores are unwrapped at once, not one after another', async () => {
     const { dataDir } = scratch();
     const service = await startKeyService();
     const overrides = {

@@ -327,7 +327,7 @@ test("a topic deleted during its moves counts them in the moves' outcome topic_d
   );
 });
 
-test("an operator's reassignment over a self-healing move makes it theirs: counted replaced, its throttles off", async () => {
+test("an operator's reassignment over a self-healing move makes it theirs: replaced, throttles off", async () => {
   const { cluster, controller, timers } = await setup([
     [4, 1, 2],
     [1, 4, 2],

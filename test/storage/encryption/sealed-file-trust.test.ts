@@ -89,7 +89,7 @@ async function twoPartitions(t: TestContext) {
   return { keys, dirA, dirB };
 }
 
-test("a sealed epoch checkpoint copied from another partition fails authentication: that partition's is damaged", async (t) => {
+test('an epoch checkpoint sealed for another partition fails authentication: it is damaged', async (t) => {
   const { keys, dirA, dirB } = await twoPartitions(t);
   copyFileSync(join(dirA, EPOCH_FILE), join(dirB, EPOCH_FILE));
   const b = openLog(dirB, 1, keys);
@@ -104,7 +104,7 @@ test("a sealed epoch checkpoint copied from another partition fails authenticati
   }
 });
 
-test('a sealed producer snapshot copied from another partition is skipped: the state is replayed from the log', async (t) => {
+test('a producer snapshot sealed for another partition is skipped: the state is replayed', async (t) => {
   const { keys, dirA, dirB } = await twoPartitions(t);
   const names = snapshotNames(dirA);
   assert.deepEqual(snapshotNames(dirB), names, 'both logs rolled and ended at the same offsets');
@@ -184,7 +184,7 @@ function sealedVersion1(keys: KeyStore, plain: Buffer): Buffer {
   return Buffer.concat([header, nonce, body, cipher.getAuthTag()]);
 }
 
-test('an epoch checkpoint sealed by an earlier version is read while the topic does not encrypt, rebuilt while it does', async (t) => {
+test('an epoch checkpoint sealed by version 1 is read without encryption, rebuilt with it', async (t) => {
   const { keys, dirB } = await twoPartitions(t);
   const claimed = Buffer.from(
     encodeEpochCheckpoint([
