@@ -229,6 +229,7 @@ export class Connection {
         this.setReading(false);
         return;
       }
+      if (this.authenticationTimer !== null && this.security.authenticated) this.endPreAuthenticationBounds();
       const frame = this.nextFrame();
       if (this.stateValue !== 'open') return;
       if (frame === null) {
@@ -245,6 +246,18 @@ export class Connection {
       this.dispatch(frame);
       if (this.stateValue !== 'open') return;
     }
+  }
+
+  /**
+   * Once authenticated, the deadline stops and frames are bounded by socket.request.max.bytes. Done before the next
+   * size prefix is read, not when its frame is dispatched: Kafka's authenticator applies its bound only to the
+   * frames of the authentication, so the first request after it (a producer's Produce) may be larger.
+   */
+  private endPreAuthenticationBounds(): void {
+    if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
+    this.authenticationTimer = null;
+    this.reader.frameBytesMax = this.host.options['socket.request.max.bytes'];
+    this.reader.frameBoundKey = 'socket.request.max.bytes';
   }
 
   private mayDispatch(): boolean {
@@ -275,12 +288,6 @@ export class Connection {
   private dispatch(frame: Buffer): void {
     const host = this.host;
     host.stats.requestsReceived++;
-    if (this.authenticationTimer !== null && this.security.authenticated) {
-      clearTimeout(this.authenticationTimer);
-      this.authenticationTimer = null;
-      this.reader.frameBytesMax = host.options['socket.request.max.bytes'];
-      this.reader.frameBoundKey = 'socket.request.max.bytes';
-    }
     if (this.security.saslState === 'raw-tokens') {
       // A bare SASL token has no request header; the SASL handler knows it by this API key.
       this.start(new PendingRequest(this, host, RAW_SASL_TOKEN_API_KEY, -1, -1, frame));

@@ -826,6 +826,31 @@ describe('SASL failures on the wire', () => {
     );
   });
 
+  it('the first request after authentication may exceed sasl.server.max.receive.size', async () => {
+    // Kafka's authenticator reads with the SASL bound only until authentication completes; the channel's next
+    // read is bounded by socket.request.max.bytes. A producer's first request to a leader may well be a Produce
+    // of more than 512 KiB.
+    const client = await handshaken('PLAIN');
+    try {
+      const auth = await client.call(ApiKey.SASL_AUTHENTICATE, 2, {
+        authBytes: Buffer.from('\0alice\0alice-secret'),
+      });
+      assert.equal(auth.errorCode, ErrorCode.NONE);
+      const value = randomBytes(700_000);
+      const answer = await client.call(ApiKey.PRODUCE, 9, {
+        transactionalId: null,
+        acks: 1,
+        timeoutMs: 5000,
+        topicData: [
+          { name: 'large-first-produce', partitionData: [{ index: 0, records: buildBatch([{ value }]) }] },
+        ],
+      });
+      assert.equal(answer.responses[0].name, 'large-first-produce');
+    } finally {
+      client.close();
+    }
+  });
+
   it('a connection that does not authenticate in time is closed', async () => {
     const client = await WireClient.connect('127.0.0.1', saslPort);
     assert.equal(await client.raw.waitClosed(15_000), true);
