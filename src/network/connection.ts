@@ -105,6 +105,8 @@ export class Connection {
     private readonly host: ConnectionHost,
     /** Set when `socket` reads into buffers of ours (own-reads.ts): reads then land straight in large frames. */
     ownReads: OwnReadSocket | null = null,
+    /** The frame bound before SASL authentication; the listener's own, else the server's. */
+    saslFrameBytesMax = host.options['sasl.server.max.receive.size'],
   ) {
     this.security = new SecurityState(securityProtocol);
     this.remoteAddress = socket.remoteAddress ?? '';
@@ -118,9 +120,8 @@ export class Connection {
     this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
     if (!this.security.authenticated) {
       // Before authentication a SASL connection gets a small frame bound and a deadline (see dispatch()).
-      const saslMax = host.options['sasl.server.max.receive.size'];
-      if (saslMax < this.reader.frameBytesMax) {
-        this.reader.frameBytesMax = saslMax;
+      if (saslFrameBytesMax < this.reader.frameBytesMax) {
+        this.reader.frameBytesMax = saslFrameBytesMax;
         this.reader.frameBoundKey = 'sasl.server.max.receive.size';
       }
       const timeoutMs = host.options['sasl.authentication.timeout.ms'];

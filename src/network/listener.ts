@@ -20,6 +20,11 @@ export interface ListenerConfig {
    * or an Error to refuse the connection. Without it TLS connections are User:ANONYMOUS.
    */
   readonly peerPrincipal?: (socket: TLSSocket) => string | Error;
+  /**
+   * For SASL listeners: the largest frame before authentication on this listener (Kafka's
+   * listener.name.<listener>.sasl.server.max.receive.size). Absent: the server's sasl.server.max.receive.size.
+   */
+  readonly saslServerMaxReceiveSize?: number;
 }
 
 export class ListenerConfigError extends Error {

@@ -586,6 +586,7 @@ export class SocketServer implements ConnectionHost {
       socket,
       this,
       ownReads,
+      config.saslServerMaxReceiveSize,
     );
     if (principal !== null) connection.security.principal = principal;
     this.connections.add(connection);
