@@ -9,6 +9,7 @@
 // State: the set of connections, per-address counts, connections waiting for broker-wide capacity, and the
 // stats object. Connections own everything about themselves.
 
+import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import tls from 'node:tls';
 import { assert } from '../common/assert.js';
@@ -123,6 +124,10 @@ export class SocketServer implements ConnectionHost {
    * from each dynamic change (updateConnectionLimits).
    */
   private limits: ConnectionLimits;
+  /** The address each host name of the overrides last resolved to, used while an update resolves it again. */
+  private readonly overrideHostAddresses = new Map<string, string>();
+  /** Settles once the host names of the overrides given at construction are resolved (start() waits for it). */
+  private readonly overridesResolved: Promise<void>;
   /** TCP sockets accepted while their listener had no slot, unread, by listener in the order they came. */
   private readonly waitingForSlot = new Map<string, WaitingSocket[]>();
   private readonly connectionsPerListener = new Map<string, number>();
@@ -154,8 +159,12 @@ export class SocketServer implements ConnectionHost {
     this.limits = {
       maxConnections: this.options['max.connections'],
       maxConnectionsPerIp: this.options['max.connections.per.ip'],
-      perIpOverrides: parsePerAddressOverrides(this.options['max.connections.per.ip.overrides']),
+      perIpOverrides: new Map(),
     };
+    this.overridesResolved = this.setLimits({
+      ...this.limits,
+      perIpOverrides: parsePerAddressOverrides(this.options['max.connections.per.ip.overrides']),
+    });
   }
 
   /**
@@ -163,14 +172,43 @@ export class SocketServer implements ConnectionHost {
    * connections accepted from now on; connections already open stay, as in Kafka.
    */
   updateConnectionLimits(limits: ConnectionLimits): void {
-    this.limits = limits;
+    void this.setLimits(limits);
     this.admitWaiting();
+  }
+
+  /**
+   * Applies `limits` at once, but for overrides naming a host: Kafka's ConnectionQuotas resolves those with
+   * InetAddress.getByName, so they apply to the host's address once it is resolved (a host that does not resolve
+   * is logged and its entry left out). Until then a host's last known address stands for it. Overrides of a later
+   * update are not replaced by an earlier one's lookups.
+   */
+  private setLimits(limits: ConnectionLimits): Promise<void> {
+    const hosts = [...limits.perIpOverrides.keys()].filter((host) => net.isIP(host) === 0);
+    if (hosts.length === 0) {
+      this.limits = limits;
+      return Promise.resolve();
+    }
+    const known = new Map<string, number>();
+    for (const [host, count] of limits.perIpOverrides) {
+      const address = net.isIP(host) !== 0 ? host : this.overrideHostAddresses.get(host);
+      if (address !== undefined) known.set(address, count);
+    }
+    const applied: ConnectionLimits = { ...limits, perIpOverrides: known };
+    this.limits = applied;
+    return resolveOverrideHosts(limits.perIpOverrides, this.overrideHostAddresses, this.logger).then(
+      (resolved) => {
+        if (this.limits !== applied) return;
+        this.limits = { ...limits, perIpOverrides: resolved };
+        this.admitWaiting();
+      },
+    );
   }
 
   /** Binds every listener; if one fails, closes those already bound and rejects with its error. */
   async start(): Promise<void> {
     assert(this.state === 'new', `start() called in state ${this.state}`);
     this.state = 'starting';
+    await this.overridesResolved;
     try {
       for (const config of this.listenerConfigs) {
         const server = this.createServer(config);
@@ -510,7 +548,7 @@ export class SocketServer implements ConnectionHost {
       return false;
     }
     const fromAddress = this.connectionsPerAddress.get(address) ?? 0;
-    if (fromAddress >= this.perAddressMax(address)) {
+    if (fromAddress >= this.limitForAddress(address)) {
       this.stats.connectionsRejected++;
       this.logger.info('rejecting connection: max.connections.per.ip reached', {
         listener: config.name,
@@ -546,7 +584,8 @@ export class SocketServer implements ConnectionHost {
     return true;
   }
 
-  private perAddressMax(address: string): number {
+  /** max.connections.per.ip for connections from `address`: its override, if one names it. */
+  limitForAddress(address: string): number {
     return this.limits.perIpOverrides.get(address) ?? this.limits.maxConnectionsPerIp;
   }
 
@@ -685,8 +724,8 @@ function listen(server: net.Server, config: ListenerConfig, backlog: number, log
 }
 
 /**
- * Parses max.connections.per.ip.overrides ("127.0.0.1:200,10.0.0.1:5"). Kafka also accepts host names there;
- * Brook takes addresses only, since it matches the peer's address without resolving names.
+ * Parses max.connections.per.ip.overrides ("127.0.0.1:200,[::1]:5,broker-7.example:10"): addresses and host names,
+ * as Kafka; the socket server resolves host names (see SocketServer.setLimits).
  */
 export function parsePerAddressOverrides(value: string): Map<string, number> {
   const overrides = new Map<string, number>();
@@ -696,12 +735,46 @@ export function parsePerAddressOverrides(value: string): Map<string, number> {
     const colon = trimmed.lastIndexOf(':');
     const address = trimmed.slice(0, colon).replace(/^\[|\]$/g, '');
     const count = Number(trimmed.slice(colon + 1));
-    if (colon <= 0 || net.isIP(address) === 0 || !Number.isInteger(count) || count < 0) {
+    const hostOrAddress = net.isIP(address) !== 0 || HOST_NAME.test(address);
+    if (colon <= 0 || !hostOrAddress || !Number.isInteger(count) || count < 0) {
       throw new NetworkConfigError('max.connections.per.ip.overrides', `bad entry "${trimmed}"`);
     }
     overrides.set(address, count);
   }
   return overrides;
+}
+
+/** A DNS host name: dot-separated labels of letters, digits and inner hyphens (underscores tolerated, as Java). */
+const HOST_NAME =
+  /^[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$/;
+
+/**
+ * The overrides with each host name replaced by its address (the first, as getByName), noted in `addresses`;
+ * never rejects.
+ */
+async function resolveOverrideHosts(
+  overrides: ReadonlyMap<string, number>,
+  addresses: Map<string, string>,
+  logger: Logger,
+): Promise<Map<string, number>> {
+  const resolved = new Map<string, number>();
+  for (const [host, count] of overrides) {
+    if (net.isIP(host) !== 0) {
+      resolved.set(host, count);
+      continue;
+    }
+    try {
+      const { address } = await lookup(host);
+      addresses.set(host, address);
+      resolved.set(address, count);
+    } catch (error) {
+      logger.warn('max.connections.per.ip.overrides: host not resolved, its entry does not apply', {
+        host,
+        error: error instanceof Error ? error.message : String(error),
+      });
+    }
+  }
+  return resolved;
 }
 
 /** Local and remote address and port: what identifies a TCP connection, the same for a TLS socket and its TCP socket. */

@@ -85,6 +85,33 @@ describe('connection bounds', () => {
     );
   });
 
+  it('takes host names in max.connections.per.ip.overrides, resolved as Kafka does, at start and on update', async () => {
+    // Kafka's ConnectionQuotas resolves each override's host with InetAddress.getByName.
+    await withServer(
+      {
+        handler: echoHandler,
+        options: { 'max.connections.per.ip': 0, 'max.connections.per.ip.overrides': 'localhost:2' },
+      },
+      async ({ connect, server }) => {
+        const first = await connect();
+        await connect();
+        const third = await connect();
+        assert.equal(await third.waitClosed(), true);
+        assert.equal(first.closed, false);
+        assert.equal(server.stats.connectionsRejected, 1);
+        server.updateConnectionLimits({
+          maxConnections: 10,
+          maxConnectionsPerIp: 0,
+          perIpOverrides: new Map([['localhost', 3]]),
+        });
+        await waitFor(() => server.limitForAddress('127.0.0.1') === 3, 5_000, 'localhost resolved again');
+        const fourth = await connect();
+        fourth.sendRequest({ apiKey: 18, apiVersion: 0, correlationId: 4 });
+        assert.equal(responseCorrelationId(await fourth.nextFrame()), 4);
+      },
+    );
+  });
+
   it("holds a connection beyond max.connections until one closes, as Kafka's acceptor waits for a slot", async () => {
     await withServer(
       { handler: echoHandler, options: { 'max.connections': 1 } },
