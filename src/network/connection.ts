@@ -63,6 +63,8 @@ const INT32_MAX = 0x7fffffff;
  * costs less than a stream write per chunk; record batches from the log are larger and go out uncopied.
  */
 const COALESCE_BYTES_MAX = 1024;
+/** sasl.server.max.receive.size meaning no bound of its own (Kafka's NetworkReceive.UNLIMITED). */
+const SASL_FRAME_BYTES_UNLIMITED = -1;
 /** After ending the socket, how long to wait for the peer to close before destroying it. */
 const CLOSE_LINGER_MS = 2_000;
 
@@ -120,7 +122,7 @@ export class Connection {
     this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
     if (!this.security.authenticated) {
       // Before authentication a SASL connection gets a small frame bound and a deadline (see dispatch()).
-      if (saslFrameBytesMax < this.reader.frameBytesMax) {
+      if (saslFrameBytesMax !== SASL_FRAME_BYTES_UNLIMITED && saslFrameBytesMax < this.reader.frameBytesMax) {
         this.reader.frameBytesMax = saslFrameBytesMax;
         this.reader.frameBoundKey = 'sasl.server.max.receive.size';
       }

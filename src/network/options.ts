@@ -36,7 +36,10 @@ export interface NetworkOptions {
   'socket.listen.backlog.size'?: number;
   /** How long a graceful shutdown waits for in-flight requests before closing connections anyway. */
   'shutdown.timeout.ms'?: number;
-  /** Largest frame a SASL connection may send before it has authenticated (Kafka's key). */
+  /**
+   * Largest frame a SASL connection may send before it has authenticated (Kafka's key); -1 (Kafka's UNLIMITED):
+   * only socket.request.max.bytes. As Kafka, 0 admits only empty frames and a value below -1 none.
+   */
   'sasl.server.max.receive.size'?: number;
   /** A SASL connection not authenticated this long after it opened is closed (no Kafka key; Brook's bound). */
   'sasl.authentication.timeout.ms'?: number;
@@ -110,7 +113,12 @@ export function resolveNetworkOptions(options: NetworkOptions = {}): ResolvedNet
   checkInt('socket.receive.buffer.bytes', resolved['socket.receive.buffer.bytes'], -1, INT32_MAX);
   checkInt('socket.listen.backlog.size', resolved['socket.listen.backlog.size'], 1, INT32_MAX);
   checkInt('shutdown.timeout.ms', resolved['shutdown.timeout.ms'], 0, INT32_MAX);
-  checkInt('sasl.server.max.receive.size', resolved['sasl.server.max.receive.size'], 1, INT32_MAX);
+  checkInt(
+    'sasl.server.max.receive.size',
+    resolved['sasl.server.max.receive.size'],
+    -INT32_MAX - 1,
+    INT32_MAX,
+  );
   checkInt('sasl.authentication.timeout.ms', resolved['sasl.authentication.timeout.ms'], 1, INT32_MAX);
   return Object.freeze(resolved);
 }

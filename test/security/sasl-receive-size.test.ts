@@ -15,21 +15,29 @@ const JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required u
 let broker: BrokerProcess;
 let widePort: number;
 let smallPort: number;
+let unboundedPort: number;
 
 before(async () => {
   const plainPort = await freePort();
   widePort = await freePort();
   smallPort = await freePort();
+  unboundedPort = await freePort();
   broker = await startBroker({
     port: plainPort,
     overrides: {
-      listeners: `PLAINTEXT://127.0.0.1:${plainPort},WIDE://127.0.0.1:${widePort},SMALL://127.0.0.1:${smallPort}`,
-      'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,WIDE:SASL_PLAINTEXT,SMALL:SASL_PLAINTEXT',
+      listeners:
+        `PLAINTEXT://127.0.0.1:${plainPort},WIDE://127.0.0.1:${widePort},SMALL://127.0.0.1:${smallPort},` +
+        `UNBOUNDED://127.0.0.1:${unboundedPort}`,
+      'listener.security.protocol.map':
+        'PLAINTEXT:PLAINTEXT,WIDE:SASL_PLAINTEXT,SMALL:SASL_PLAINTEXT,UNBOUNDED:SASL_PLAINTEXT',
       'inter.broker.listener.name': 'PLAINTEXT',
       'sasl.enabled.mechanisms': 'PLAIN',
       'listener.name.wide.plain.sasl.jaas.config': JAAS,
       'listener.name.small.plain.sasl.jaas.config': JAAS,
       'listener.name.small.sasl.server.max.receive.size': '2000',
+      'listener.name.unbounded.plain.sasl.jaas.config': JAAS,
+      // Kafka's NetworkReceive.UNLIMITED: no SASL bound (Brook keeps socket.request.max.bytes).
+      'listener.name.unbounded.sasl.server.max.receive.size': '-1',
     },
   });
 });
@@ -84,6 +92,18 @@ describe('listener.name.<listener>.sasl.server.max.receive.size', () => {
         includeTopicAuthorizedOperations: false,
       });
       assert.equal(metadata.topics.length, 40);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('-1 lifts the bound before authentication, as NetworkReceive.UNLIMITED in Kafka', async () => {
+    const client = await WireClient.connect('127.0.0.1', unboundedPort);
+    try {
+      const handshake = await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' });
+      assert.equal(handshake.errorCode, ErrorCode.NONE);
+      const answer = await client.call(ApiKey.SASL_AUTHENTICATE, 2, { authBytes: Buffer.alloc(600_000, 1) });
+      assert.equal(answer.errorCode, ErrorCode.SASL_AUTHENTICATION_FAILED, 'the token was read and refused');
     } finally {
       client.close();
     }

@@ -116,8 +116,9 @@ export const SECURITY_KEYS = [
     '524288',
     'low',
     'Largest request, in bytes, a connection may send before it has authenticated; a larger one ' +
-      'closes it.',
-    { validator: atLeast(1), support: 'honoured' },
+      'closes it. -1: no bound but socket.request.max.bytes.',
+    // Kafka checks no range: -1 is its NetworkReceive.UNLIMITED; 0 admits only empty frames, below -1 none.
+    { support: 'honoured' },
   ),
 
   // Delegation tokens (KIP-48), with Kafka's names and defaults; none can be altered dynamically.
