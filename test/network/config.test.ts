@@ -80,15 +80,17 @@ describe('security state', () => {
 });
 
 describe('max.connections.per.ip.overrides', () => {
-  it('parses IPv4 and bracketed IPv6 addresses and rejects host names and bad counts', () => {
+  it('parses IPv4 and bracketed IPv6 addresses and host names (as Kafka), and rejects bad names and counts', () => {
     assert.deepEqual(
-      [...parsePerAddressOverrides(' 10.0.0.1:5, [::1]:0 ,')],
+      [...parsePerAddressOverrides(' 10.0.0.1:5, [::1]:0 ,broker-1.example:7')],
       [
         ['10.0.0.1', 5],
         ['::1', 0],
+        ['broker-1.example', 7],
       ],
     );
-    assert.throws(() => parsePerAddressOverrides('broker1:5'), NetworkConfigError);
+    assert.throws(() => parsePerAddressOverrides('bad host:5'), NetworkConfigError);
+    assert.throws(() => parsePerAddressOverrides('-broker:5'), NetworkConfigError);
     assert.throws(() => parsePerAddressOverrides('10.0.0.1:-1'), NetworkConfigError);
     assert.throws(() => parsePerAddressOverrides('10.0.0.1'), NetworkConfigError);
   });
