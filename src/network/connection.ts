@@ -145,7 +145,9 @@ export class Connection {
     }
     socket.on('drain', () => this.resumeReading());
     socket.on('end', () => this.onEnd());
-    socket.on('error', (error: Error) => this.log('debug', 'socket error', { error: error.message }));
+    // Node destroys a socket on a TCP error, but a TLS error after the handshake (an alert, a refused
+    // renegotiation) leaves it open and unusable: close it either way, as Kafka's selector does.
+    socket.on('error', (error: Error) => this.close('socket error', 'debug', { error: error.message }));
     socket.on('close', () => this.onClose());
     const idleMs = host.options['connections.max.idle.ms'];
     if (idleMs > 0) {

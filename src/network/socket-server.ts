@@ -9,6 +9,7 @@
 // State: the set of connections, per-address counts, connections waiting for broker-wide capacity, and the
 // stats object. Connections own everything about themselves.
 
+import { constants as cryptoConstants } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -306,7 +307,7 @@ export class SocketServer implements ConnectionHost {
     const listener = this.bound.find((l) => l.config.name === listenerName);
     assert(listener !== undefined, `listener ${listenerName} is not bound`);
     assert(listener.server instanceof tls.Server, `listener ${listenerName} does not use TLS`);
-    listener.server.setSecureContext(options);
+    listener.server.setSecureContext({ ...options, secureOptions: withoutRenegotiation(options) });
     // setSecureContext replaces only the context: whether a client must show a certificate (ssl.client.auth) is
     // the server's own setting, read for each new connection, so a change to it is applied here or never.
     const server = listener.server as tls.Server & { requestCert: boolean; rejectUnauthorized: boolean };
@@ -390,7 +391,12 @@ export class SocketServer implements ConnectionHost {
       const idleMs = this.options['connections.max.idle.ms'];
       const unprovenMs = this.options['sasl.authentication.timeout.ms'];
       const handshakeTimeout = idleMs > 0 ? Math.min(idleMs, unprovenMs) : unprovenMs;
-      const server = tls.createServer({ handshakeTimeout, ...config.tls, ...socketOptions });
+      const server = tls.createServer({
+        handshakeTimeout,
+        ...config.tls,
+        secureOptions: withoutRenegotiation(config.tls),
+        ...socketOptions,
+      });
       // Connection bounds apply to TCP connections, before the TLS handshake spends anything on them.
       server.on('connection', (socket: net.Socket) => this.admit(socket, config, () => {}));
       // TLS connections are counted against the connection creation rates once their handshake is done.
@@ -742,6 +748,15 @@ export function parsePerAddressOverrides(value: string): Map<string, number> {
     overrides.set(address, count);
   }
   return overrides;
+}
+
+/**
+ * The listener's OpenSSL options with renegotiation refused: Kafka's SslTransportLayer closes a connection whose
+ * peer starts a TLS 1.2 renegotiation (each one a full handshake the broker pays for), where Node would accept two
+ * every ten minutes. OpenSSL refuses it with an alert; the connection then closes on its socket error.
+ */
+function withoutRenegotiation(options: tls.TlsOptions | undefined): number {
+  return (options?.secureOptions ?? 0) | cryptoConstants.SSL_OP_NO_RENEGOTIATION;
 }
 
 /** A DNS host name: dot-separated labels of letters, digits and inner hyphens (underscores tolerated, as Java). */

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { describe, it } from 'node:test';
+import tls from 'node:tls';
 import { CapturingLogger } from '../../src/common/logger.js';
 import { ListenerConfigError } from '../../src/network/listener.js';
 import type { Request, Response } from '../../src/network/request.js';
@@ -225,6 +226,37 @@ describe('listener security', () => {
         const frame = await client.nextFrame();
         assert.equal(responseCorrelationId(frame), 77);
         assert.equal(frame.subarray(4).toString().endsWith('over tls'), true);
+      },
+    );
+  });
+
+  it("refuses a TLS 1.2 renegotiation and closes the connection, as Kafka's SslTransportLayer", async () => {
+    const fixture = tlsFixture();
+    await withServer(
+      { handler: echoHandler, listener: { name: 'SSL', securityProtocol: 'SSL', tls: fixture } },
+      async ({ port, server, logger }) => {
+        const socket = tls.connect({
+          host: '127.0.0.1',
+          port,
+          ca: fixture.cert,
+          servername: 'localhost',
+          maxVersion: 'TLSv1.2',
+        });
+        try {
+          socket.on('error', () => {});
+          await once(socket, 'secureConnect');
+          await waitFor(() => server.openConnections().size === 1);
+          // Each renegotiation is a full handshake the broker pays for; Kafka refuses every one.
+          const renegotiated = await new Promise<boolean>((resolve) => {
+            socket.renegotiate({}, (error) => resolve(error === null || error === undefined));
+            socket.once('close', () => resolve(false));
+          });
+          assert.equal(renegotiated, false, 'the renegotiation was refused');
+          await waitFor(() => server.openConnections().size === 0, 5_000, 'the connection closed');
+          assert.ok(logger.lines.some((line) => /socket error/.test(line.message)));
+        } finally {
+          socket.destroy();
+        }
       },
     );
   });
