@@ -36,6 +36,30 @@ describe('connection bounds', () => {
     );
   });
 
+  it('closes a connection that sent half a frame and stalled, counting from its last byte as Kafka', async () => {
+    // Kafka's idle expiry notes a connection's last read, partial or not: the idle time runs from its last byte.
+    await withServer(
+      { handler: echoHandler, options: { 'connections.max.idle.ms': 300 } },
+      async ({ connect, server, logger }) => {
+        const client = await connect();
+        const half = Buffer.alloc(4 + 10);
+        half.writeInt32BE(100, 0);
+        let lastByteAt = 0;
+        for (let i = 0; i < 4; i++) {
+          await client.sendRaw(half.subarray(i * 3, i * 3 + 3));
+          lastByteAt = Date.now();
+          await sleep(150);
+        }
+        assert.equal(client.closed, false, 'bytes of a frame, arriving within the idle time, keep it open');
+        assert.equal(await client.waitClosed(2_000), true);
+        const idleFor = Date.now() - lastByteAt;
+        assert.ok(idleFor >= 250 && idleFor < 1_000, `closed ${idleFor} ms after the last byte`);
+        assert.equal(server.stats.connectionsClosedIdle, 1);
+        assert.equal(logger.matching('idle').length, 1);
+      },
+    );
+  });
+
   it('does not close a connection as idle while its own request is still being answered', async () => {
     const handler = async (request: Request): Promise<Response> => {
       await sleep(400);
