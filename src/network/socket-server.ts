@@ -548,7 +548,7 @@ export class SocketServer implements ConnectionHost {
 
   /** Counts an admitted socket, or closes it over max.connections.per.ip or its address's connection rate. */
   private count(socket: net.Socket, config: ListenerConfig): boolean {
-    const address = socket.remoteAddress;
+    const address = socket.remoteAddress === undefined ? undefined : javaAddress(socket.remoteAddress);
     if (address === undefined) {
       socket.destroy();
       return false;
@@ -741,11 +741,11 @@ export function parsePerAddressOverrides(value: string): Map<string, number> {
     const colon = trimmed.lastIndexOf(':');
     const address = trimmed.slice(0, colon).replace(/^\[|\]$/g, '');
     const count = Number(trimmed.slice(colon + 1));
-    const hostOrAddress = net.isIP(address) !== 0 || HOST_NAME.test(address);
-    if (colon <= 0 || !hostOrAddress || !Number.isInteger(count) || count < 0) {
+    const ip = net.isIP(address) !== 0;
+    if (colon <= 0 || !(ip || HOST_NAME.test(address)) || !Number.isInteger(count) || count < 0) {
       throw new NetworkConfigError('max.connections.per.ip.overrides', `bad entry "${trimmed}"`);
     }
-    overrides.set(address, count);
+    overrides.set(ip ? javaAddress(address) : address, count);
   }
   return overrides;
 }
@@ -758,6 +758,17 @@ export function parsePerAddressOverrides(value: string): Map<string, number> {
 function withoutRenegotiation(options: tls.TlsOptions | undefined): number {
   return (options?.secureOptions ?? 0) | cryptoConstants.SSL_OP_NO_RENEGOTIATION;
 }
+
+/**
+ * An address as Java's InetAddress holds it: an IPv4-mapped IPv6 address (how Node reports an IPv4 peer of a
+ * listener bound to "::") is the IPv4 address, so per-address counts and overrides match Kafka's.
+ */
+function javaAddress(address: string): string {
+  const mapped = IPV4_MAPPED.exec(address);
+  return mapped === null ? address : (mapped[1] as string);
+}
+
+const IPV4_MAPPED = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
 
 /** A DNS host name: dot-separated labels of letters, digits and inner hyphens (underscores tolerated, as Java). */
 const HOST_NAME =

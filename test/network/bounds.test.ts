@@ -136,6 +136,29 @@ describe('connection bounds', () => {
     );
   });
 
+  it('counts an IPv4 client of a dual-stack listener under its IPv4 address, as Java does', async () => {
+    // On a listener bound to "::" Node reports an IPv4 peer as ::ffff:a.b.c.d; Java's InetAddress gives the IPv4
+    // address, so Kafka's overrides (and per-address counts) name it as 127.0.0.1, or as ::ffff:127.0.0.1 alike.
+    for (const overrides of ['127.0.0.1:2', '[::ffff:127.0.0.1]:2']) {
+      await withServer(
+        {
+          handler: echoHandler,
+          listener: { host: '::' },
+          options: { 'max.connections.per.ip': 0, 'max.connections.per.ip.overrides': overrides },
+        },
+        async ({ connect, server }) => {
+          const first = await connect();
+          first.sendRequest({ apiKey: 18, apiVersion: 0, correlationId: 1 });
+          assert.equal(responseCorrelationId(await first.nextFrame()), 1, overrides);
+          await connect();
+          const third = await connect();
+          assert.equal(await third.waitClosed(), true, overrides);
+          assert.equal(server.stats.connectionsRejected, 1, overrides);
+        },
+      );
+    }
+  });
+
   it("holds a connection beyond max.connections until one closes, as Kafka's acceptor waits for a slot", async () => {
     await withServer(
       { handler: echoHandler, options: { 'max.connections': 1 } },
