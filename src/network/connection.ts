@@ -95,6 +95,10 @@ export class Connection {
   /** When the running mute ends (performance.now()); meaningful while throttleTimer is set. */
   private throttleEndMs = 0;
   private authenticationTimer: NodeJS.Timeout | null = null;
+  /** The frame bound while authenticating; see boundFrames(). */
+  private readonly saslFrameBytesMax: number;
+  /** Whether frames are bounded as during an authentication (boundFrames() keeps it in step with the state). */
+  private saslBounded = false;
   /** When the last chunk was read (performance.now()), kept only while requests are timed. */
   private lastReadMs = 0;
 
@@ -120,12 +124,10 @@ export class Connection {
       ownReads === null ? null : host.scratchReadBuffer,
     );
     this.inFlightMax = host.options['max.in.flight.requests.per.connection'];
+    this.saslFrameBytesMax = saslFrameBytesMax;
     if (!this.security.authenticated) {
-      // Before authentication a SASL connection gets a small frame bound and a deadline (see dispatch()).
-      if (saslFrameBytesMax !== SASL_FRAME_BYTES_UNLIMITED && saslFrameBytesMax < this.reader.frameBytesMax) {
-        this.reader.frameBytesMax = saslFrameBytesMax;
-        this.reader.frameBoundKey = 'sasl.server.max.receive.size';
-      }
+      // Before authentication a SASL connection gets a small frame bound and a deadline (see boundFrames()).
+      this.boundFrames();
       const timeoutMs = host.options['sasl.authentication.timeout.ms'];
       this.authenticationTimer = setTimeout(() => {
         if (!this.security.authenticated && this.stateValue === 'open') {
@@ -234,7 +236,7 @@ export class Connection {
         this.setReading(false);
         return;
       }
-      if (this.authenticationTimer !== null && this.security.authenticated) this.endPreAuthenticationBounds();
+      if (this.saslBounded !== !this.security.authenticated) this.boundFrames();
       const frame = this.nextFrame();
       if (this.stateValue !== 'open') return;
       if (frame === null) {
@@ -254,15 +256,26 @@ export class Connection {
   }
 
   /**
-   * Once authenticated, the deadline stops and frames are bounded by socket.request.max.bytes. Done before the next
-   * size prefix is read, not when its frame is dispatched: Kafka's authenticator applies its bound only to the
-   * frames of the authentication, so the first request after it (a producer's Produce) may be larger.
+   * Bounds frames by sasl.server.max.receive.size while the connection authenticates or re-authenticates (Kafka's
+   * authenticator reads those frames itself, with that bound), else by socket.request.max.bytes. Applied before
+   * the next size prefix is read, not when its frame is dispatched, so the first request after an authentication
+   * (a producer's Produce) may be larger. The first authentication also ends its deadline.
    */
-  private endPreAuthenticationBounds(): void {
-    if (this.authenticationTimer !== null) clearTimeout(this.authenticationTimer);
-    this.authenticationTimer = null;
-    this.reader.frameBytesMax = this.host.options['socket.request.max.bytes'];
-    this.reader.frameBoundKey = 'socket.request.max.bytes';
+  private boundFrames(): void {
+    this.saslBounded = !this.security.authenticated;
+    const saslMax = this.saslFrameBytesMax;
+    const full = this.host.options['socket.request.max.bytes'];
+    if (this.saslBounded && saslMax !== SASL_FRAME_BYTES_UNLIMITED && saslMax < full) {
+      this.reader.frameBytesMax = saslMax;
+      this.reader.frameBoundKey = 'sasl.server.max.receive.size';
+    } else {
+      this.reader.frameBytesMax = full;
+      this.reader.frameBoundKey = 'socket.request.max.bytes';
+    }
+    if (!this.saslBounded && this.authenticationTimer !== null) {
+      clearTimeout(this.authenticationTimer);
+      this.authenticationTimer = null;
+    }
   }
 
   private mayDispatch(): boolean {

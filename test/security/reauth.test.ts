@@ -139,6 +139,24 @@ describe('KIP-368 re-authentication', () => {
     }
   });
 
+  it('a token over sasl.server.max.receive.size during re-authentication closes the connection unread', async () => {
+    // Kafka's authenticator reads the frames of a re-authentication itself, with the SASL bound as at first.
+    const { client } = await authenticated();
+    try {
+      const handshake = await client.call(ApiKey.SASL_HANDSHAKE, 1, { mechanism: 'PLAIN' });
+      assert.equal(handshake.errorCode, ErrorCode.NONE);
+      client.send(ApiKey.SASL_AUTHENTICATE, 1, { authBytes: Buffer.alloc(600_000, 1) });
+      await assert.rejects(client.receive(5000), /closed|ECONNRESET/);
+      await waitUntil(
+        () => /exceeds sasl\.server\.max\.receive\.size 524288/.test(broker.log()),
+        5000,
+        () => broker.log(),
+      );
+    } finally {
+      client.close();
+    }
+  });
+
   it('a re-authentication within a second of the last one began is refused ILLEGAL_SASL_STATE, the connection kept', async () => {
     const { client } = await authenticated();
     try {
