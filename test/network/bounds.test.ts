@@ -109,7 +109,7 @@ describe('connection bounds', () => {
     );
   });
 
-  it('takes host names in max.connections.per.ip.overrides, resolved as Kafka does, at start and on update', async () => {
+  it('takes host names in max.connections.per.ip.overrides, resolved at start and on update', async () => {
     // Kafka's ConnectionQuotas resolves each override's host with InetAddress.getByName.
     await withServer(
       {
