@@ -4,24 +4,11 @@
 // after stop() opened clients that nothing closed. Both are now refused before any client is opened.
 
 import assert from 'node:assert/strict';
-import { Socket } from 'node:net';
 import { test } from 'node:test';
 import { silentLogger } from '../../src/common/logger.js';
 import { KafkaBasedLog } from '../../src/connect/runtime/distributed/kafka-based-log.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
-import { sleep } from '../helpers/wait.js';
-
-/** Client sockets of this process to the broker's port not closed yet (the broker's own have it as local port). */
-function openClientSockets(port: number): number {
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter((h) => h instanceof Socket && h.remotePort === port && !h.destroyed).length;
-}
-
-async function socketsLeftOpen(port: number): Promise<number> {
-  const deadline = Date.now() + 3_000;
-  while (openClientSockets(port) > 0 && Date.now() < deadline) await sleep(100);
-  return openClientSockets(port);
-}
+import { socketsLeftOpen } from '../helpers/open-sockets.js';
 
 function newLog(broker: InProcessBroker, topic: string): KafkaBasedLog {
   return new KafkaBasedLog({

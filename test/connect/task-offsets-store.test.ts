@@ -12,29 +12,16 @@
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startDistributed } from '../../src/connect/runtime/distributed/distributed.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { startInProcessBroker } from '../helpers/in-process-broker.js';
+import { socketsLeftOpen } from '../helpers/open-sockets.js';
 import { sleep } from '../helpers/wait.js';
 
 type Status = { connector?: { state: string }; tasks?: { id: number; state: string; trace?: string }[] };
-
-/** Client sockets of this process to the broker's port not closed yet (the broker's own have it as local port). */
-function openClientSockets(port: number): number {
-  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
-  return handles.filter((h) => h instanceof Socket && h.remotePort === port && !h.destroyed).length;
-}
-
-/** Waits up to 3 s for every client socket to the broker to close; the count left open. */
-async function socketsLeftOpen(port: number): Promise<number> {
-  const deadline = Date.now() + 3_000;
-  while (openClientSockets(port) > 0 && Date.now() < deadline) await sleep(100);
-  return openClientSockets(port);
-}
 
 async function statusOf(url: string, name: string): Promise<Status> {
   return (await rest(url, 'GET', `/connectors/${name}/status`)).body as Status;
