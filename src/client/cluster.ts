@@ -9,6 +9,7 @@
 // refreshes done, so that such a caller can wait for one that began after the error. Concurrent refreshes share
 // one request. Connections are opened lazily and reopened after a failure.
 
+import { settleWithin } from '../common/deadline.js';
 import type { MetadataResponse } from '../protocol/messages/03-metadata.js';
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
@@ -72,25 +73,11 @@ export function sleep(ms: number): Promise<void> {
 /** `attempt` settled, or a CallTimeoutError at the deadline if it has not settled by then. */
 function beforeDeadline<T>(attempt: Promise<T>, deadlineMs: number, attemptIndex: number): Promise<T> {
   if (deadlineMs === Number.POSITIVE_INFINITY) return attempt;
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () =>
-        reject(
-          new CallTimeoutError(attemptIndex + 1, new RequestTimeoutError('the attempt was still running')),
-        ),
-      Math.max(0, deadlineMs - Date.now()),
-    );
-    attempt.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err);
-      },
-    );
-  });
+  return settleWithin(
+    attempt,
+    deadlineMs - Date.now(),
+    () => new CallTimeoutError(attemptIndex + 1, new RequestTimeoutError('the attempt was still running')),
+  );
 }
 
 /**

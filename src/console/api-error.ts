@@ -3,6 +3,7 @@
 // timeouts and retries bound most calls, and `withDeadline` bounds the whole call whatever it does inside.
 
 import { KafkaClientError, KafkaProtocolError } from '../client/errors.js';
+import { settleWithin } from '../common/deadline.js';
 import { ErrorCode } from '../protocol/errors.js';
 
 /** An error with the HTTP status to answer it with. */
@@ -59,13 +60,9 @@ export function toHttpError(error: unknown): HttpError {
  * call cannot be cancelled) and its late result is dropped; the client's own request timeouts end it.
  */
 export function withDeadline<T>(work: Promise<T>, timeoutMs: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new HttpError(504, `${what}: no answer from the cluster within ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  work.catch(() => {}); // a failure after the deadline has nobody to report to
-  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+  return settleWithin(
+    work,
+    timeoutMs,
+    () => new HttpError(504, `${what}: no answer from the cluster within ${timeoutMs} ms`),
+  );
 }

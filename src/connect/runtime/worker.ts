@@ -3,6 +3,7 @@
 // runs; the herder (standalone-herder.ts, and the distributed herder to come) decides what runs where.
 
 import { Admin, Producer } from '../../client/index.js';
+import { settleWithin } from '../../common/deadline.js';
 import type { Logger } from '../../common/logger.js';
 import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
 import { ConfigException, ConnectException } from '../errors.js';
@@ -419,21 +420,13 @@ export class Worker {
  * its clients closed, and the error names the topic.
  */
 async function startWithin(store: StoppableOffsetStore, topic: string, timeoutMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
   const timeout = new ConnectException(`Timed out after ${timeoutMs} ms opening the offsets topic ${topic}`);
-  const timedOut = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(timeout), timeoutMs);
-  });
-  const started = store.start();
   try {
-    await Promise.race([started, timedOut]);
+    await settleWithin(store.start(), timeoutMs, () => timeout);
   } catch (err) {
     // Whatever the start still does meets a stopped log.
-    started.catch(() => {});
     await store.stop().catch(() => {});
     if (err === timeout) throw err;
     throw new ConnectException(`Could not open the offsets topic ${topic}: ${(err as Error).message}`);
-  } finally {
-    clearTimeout(timer);
   }
 }
