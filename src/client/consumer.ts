@@ -1046,12 +1046,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     // As Kafka's consumer (AbstractFetch.createFetchRequests): the newest version both sides speak, by topic id,
     // when every topic fetched has an id in the metadata; else v12, by name.
-    const byId = canUseTopicIds(sent.map(wantedOf));
+    const wanted = sent.map(wantedOf);
+    const byId = canUseTopicIds(wanted);
     this.cluster
       .sendForVersion<FetchResponse>(
         node,
         ApiKey.FETCH,
-        (version) => this.fetchRequest(version, sent, session),
+        (version) => this.fetchRequest(version, sent, wanted, session),
         {
           timeoutMs: this.cluster.options.requestTimeoutMs + this.o.fetchMaxWaitMs,
           maxVersion: byId ? undefined : LAST_FETCH_VERSION_BY_NAME,
@@ -1112,12 +1113,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   /**
-   * The Fetch request for these partitions at `version`: the session's plan (only what it must be told) when
-   * sessions are on, else all of them without a session. From v13 topics go by id, before by name.
+   * The Fetch request for these partitions (`wanted`: the same in the session's form) at `version`: the session's
+   * plan (only what it must be told) when sessions are on, else all of them without a session. From v13 topics go
+   * by id, before by name.
    */
   private fetchRequest(
     version: number,
     sent: SentPartition[],
+    wanted: WantedPartition[],
     session: FetchSession | undefined,
   ): FetchRequest {
     const byId = version >= FIRST_FETCH_VERSION_BY_ID;
@@ -1133,7 +1136,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       forgotten: [],
     };
     if (session !== undefined) {
-      const p = session.plan(sent.map(wantedOf), byId);
+      const p = session.plan(wanted, byId);
       const named = new Set(p.send.map((w) => tpKey(w.topic, w.partition)));
       plan = { ...p, send: sent.filter((x) => named.has(tpKey(x.s.topic, x.s.partition))) };
     }
