@@ -204,6 +204,33 @@ function cutBetween(a: readonly string[], b: readonly string[]): Grudge {
   return g;
 }
 
+/**
+ * Runs every fault's timeline at once, so that overlapping ones (see planFaults) are in force together, except
+ * that a fault is handed the end of the previous one of its family: the plan keeps their planned spans apart, but
+ * healing takes real time (a killed broker restarting on a loaded machine), and a kill that lands on a broker
+ * still starting from the fault before would fail that healing instead of testing anything.
+ */
+export async function playInFamilyOrder<F extends { kind: FaultKind; atMs: number }>(
+  plan: readonly F[],
+  run: (fault: F, previousHealed: Promise<void>) => Promise<void>,
+): Promise<void> {
+  const lastOfFamily = new Map<string, Promise<void>>();
+  const runs = [...plan]
+    .sort((a, b) => a.atMs - b.atMs)
+    .map((fault) => {
+      const family = familyOf(fault.kind);
+      const previous = lastOfFamily.get(family) ?? Promise.resolve();
+      const done = run(fault, previous);
+      // A failed fault still frees its family (the failure surfaces from Promise.all below).
+      lastOfFamily.set(
+        family,
+        done.catch(() => undefined),
+      );
+      return done;
+    });
+  await Promise.all(runs);
+}
+
 export class Nemesis {
   private stopped = false;
   private readonly wakers = new Set<() => void>();
@@ -219,16 +246,19 @@ export class Nemesis {
   /** Plays the plan; resolves when it is over or stop() was called (the fault in force is healed). */
   async play(plan: readonly PlannedFault[]): Promise<void> {
     const start = performance.now();
-    // Each fault on its own timeline, so that overlapping ones (see planFaults) are in force together.
-    await Promise.all(
-      plan.map(async (fault) => {
-        await this.sleepUntil(start + fault.atMs);
-        if (this.stopped) return;
-        const undo = await this.begin(fault);
-        await this.sleepUntil(performance.now() + fault.durationMs);
-        if (undo !== null) await this.end(fault, undo);
-      }),
-    );
+    await playInFamilyOrder(plan, async (fault, previousHealed) => {
+      await this.sleepUntil(start + fault.atMs);
+      if (this.stopped) return;
+      const late = performance.now();
+      await previousHealed;
+      if (this.stopped) return;
+      const waitedMs = Math.round(performance.now() - late);
+      if (waitedMs > 0)
+        this.log(`nemesis: ${fault.kind} starts ${waitedMs} ms late: the fault before it was healing`);
+      const undo = await this.begin(fault);
+      await this.sleepUntil(performance.now() + fault.durationMs);
+      if (undo !== null) await this.end(fault, undo);
+    });
   }
 
   stop(): void {
