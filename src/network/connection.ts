@@ -3,8 +3,8 @@
 //
 // Lifecycle: open (reading, dispatching) -> closing (no new requests; answers the ones in flight, then ends the
 // socket) -> closed. A malformed frame or a failed handler closes it at once. Reading stops whenever a bound is
-// reached (requests in flight on this connection, requests queued across the broker, unsent response bytes)
-// and resumes when the bound clears; until then the socket is paused, so the kernel's receive window pushes
+// reached (requests in flight on this connection, requests queued across the broker, unsent response bytes, a
+// Fetch read while another of the connection is in flight) and resumes when the bound clears; until then the socket is paused, so the kernel's receive window pushes
 // back on the client and no bytes pile up here.
 //
 // Everything runs on the event loop thread; no method awaits in the middle of a state change.
@@ -67,6 +67,11 @@ const COALESCE_BYTES_MAX = 1024;
 const SASL_FRAME_BYTES_UNLIMITED = -1;
 /** After ending the socket, how long to wait for the peer to close before destroying it. */
 const CLOSE_LINGER_MS = 2_000;
+/**
+ * Fetch: the one request whose response a client sizes (fetch.max.bytes, 50 MiB by default); a connection has at
+ * most one in flight (see Connection.fetchInFlight).
+ */
+const FETCH_API_KEY = 1;
 
 export class Connection {
   readonly security: SecurityState;
@@ -87,6 +92,17 @@ export class Connection {
     this.awaitingWrite.shift()?.afterWrite();
   };
   private readonly inFlightMax: number;
+  /**
+   * Whether a Fetch of this connection was dispatched and its response not yet handed to the socket. Kafka's
+   * processor mutes a channel from a request until its response is sent, so it holds one response per
+   * connection; Brook pipelines, but a peer pipelining fetches without reading would make it build and hold up to
+   * max.in.flight.requests.per.connection of them. So the next Fetch waits, undispatched (heldFetch), until this
+   * one's response is written and the socket needs no drain; the frames behind it wait too, keeping request order.
+   * Consumers and replica fetchers send one fetch per connection at a time and never wait here.
+   */
+  private fetchInFlight = false;
+  /** A Fetch frame read while another was in flight, dispatched first when the connection may dispatch again. */
+  private heldFetch: Buffer | null = null;
   private pumping = false;
   private readPaused = false;
   private peerEnded = false;
@@ -170,7 +186,8 @@ export class Connection {
 
   /** Bytes held for this connection: unsent response bytes and received bytes not yet dispatched. */
   get bytesQueued(): number {
-    return this.socket.writableLength + this.socket.readableLength + this.reader.bufferedBytes;
+    const held = this.heldFetch === null ? 0 : this.heldFetch.length;
+    return this.socket.writableLength + this.socket.readableLength + this.reader.bufferedBytes + held;
   }
 
   /**
@@ -181,6 +198,7 @@ export class Connection {
     if (this.stateValue !== 'open') return;
     this.stateValue = 'closing';
     this.log('debug', reason);
+    this.dropHeldFetch();
     // Unread bytes at close make the kernel send a reset, which can destroy responses the peer has not read yet;
     // so keep reading, and discard.
     this.setReading(true);
@@ -236,9 +254,21 @@ export class Connection {
         this.setReading(false);
         return;
       }
+      const held = this.heldFetch;
+      if (held !== null) {
+        this.heldFetch = null;
+        this.dispatch(held);
+        if (this.stateValue !== 'open') return;
+        continue;
+      }
       if (this.saslBounded !== !this.security.authenticated) this.boundFrames();
       const frame = this.nextFrame();
       if (this.stateValue !== 'open') return;
+      if (frame !== null && this.fetchInFlight && this.isFetch(frame)) {
+        this.heldFetch = frame;
+        this.setReading(false);
+        return;
+      }
       if (frame === null) {
         if (this.reader.awaitingReservation) {
           this.setReading(false);
@@ -283,8 +313,27 @@ export class Connection {
       this.throttleTimer === null &&
       this.pending.length < this.inFlightMax &&
       !this.socket.writableNeedDrain &&
+      !(this.fetchInFlight && this.heldFetch !== null) &&
       this.host.hasRequestCapacity(this)
     );
+  }
+
+  /** Whether `frame` is a Fetch request (a bare SASL token has no header, and is none). */
+  private isFetch(frame: Buffer): boolean {
+    return (
+      this.security.saslState !== 'raw-tokens' &&
+      frame.length >= REQUEST_PREFIX_BYTES &&
+      frame.readInt16BE(0) === FETCH_API_KEY
+    );
+  }
+
+  /** Gives back what a held Fetch frame was granted: it will never be dispatched (the connection is closing). */
+  private dropHeldFetch(): void {
+    const frame = this.heldFetch;
+    if (frame === null) return;
+    this.heldFetch = null;
+    this.host.releaseRequestBytes(frame.length);
+    this.host.framePool?.release(frame);
   }
 
   private nextFrame(): Buffer | null {
@@ -343,6 +392,8 @@ export class Connection {
         return;
       }
     }
+    // Set before the handler runs: an answer ready at once is flushed inside start().
+    if (apiKey === FETCH_API_KEY) this.fetchInFlight = true;
     this.start(new PendingRequest(this, host, apiKey, frame.readInt16BE(2), frame.readInt32BE(4), frame));
   }
 
@@ -400,6 +451,8 @@ export class Connection {
       while (pending.length > 0 && pending[0]!.done) {
         const request = pending.shift()!;
         request.flushedMs = flushedMs;
+        // The next Fetch may go once the socket needs no drain (mayDispatch), as after any write.
+        if (request.apiKey === FETCH_API_KEY) this.fetchInFlight = false;
         if (request.response !== null) {
           const notify = request.prepareWrite();
           if (notify) this.awaitingWrite.push(request);
@@ -527,6 +580,8 @@ export class Connection {
       request.release();
     }
     this.pending.length = 0;
+    this.fetchInFlight = false;
+    this.dropHeldFetch();
     this.host.releaseRequestBytes(this.reader.reservedBytes);
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Request, Response } from '../../src/network/request.js';
+import { DecodeError } from '../../src/protocol/primitives/decode-error.js';
 import { responseCorrelationId } from '../helpers/raw-client.js';
 import { type Deferred, deferred, echoHandler, echoResponse, sleep, waitFor, withServer } from './helpers.js';
 
@@ -197,7 +198,7 @@ describe('request bounds', () => {
       { handler, options: { 'max.in.flight.requests.per.connection': 3 } },
       async ({ connect, server }) => {
         const client = await connect();
-        for (let id = 0; id < 10; id++) client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
+        for (let id = 0; id < 10; id++) client.sendRequest({ apiKey: 3, apiVersion: 0, correlationId: id });
         await waitFor(() => held.size === 3);
         await sleep(50);
         assert.equal(held.size, 3, 'no fourth request dispatched while three are in flight');
@@ -213,13 +214,48 @@ describe('request bounds', () => {
     );
   });
 
+  it('takes one Fetch of a connection at a time, holding the frames behind the next one in order', async () => {
+    const { handler: holding, held } = heldHandler();
+    const malformed = deferred<void>();
+    // Request 10 turns out malformed once the test says so: its connection closes with a Fetch waiting.
+    const handler = async (request: Request): Promise<Response> => {
+      if (request.correlationId !== 10) return holding(request);
+      await malformed.promise;
+      throw new DecodeError('bad-value', 'malformed fetch');
+    };
+    await withServer({ handler }, async ({ connect, server }) => {
+      const client = await connect();
+      // Fetch, Metadata, Fetch, Metadata: the second Fetch waits for the first's answer, the Metadata behind it too.
+      for (let id = 0; id < 4; id++)
+        client.sendRequest({ apiKey: id % 2 === 0 ? 1 : 3, apiVersion: 12, correlationId: id });
+      await waitFor(() => server.stats.bytesIn > 0 && held.size === 2);
+      await sleep(50);
+      assert.deepEqual([...held.keys()], [0, 1], 'the second Fetch waits while the first is in flight');
+      assert.equal(server.stats.requestsReceived, 2);
+      held.get(0)!.resolve();
+      assert.equal(responseCorrelationId(await client.nextFrame()), 0);
+      await waitFor(() => held.size === 4);
+      for (const id of [1, 2, 3]) held.get(id)!.resolve();
+      for (const id of [1, 2, 3]) assert.equal(responseCorrelationId(await client.nextFrame()), id);
+
+      // A connection closed with a Fetch waiting gives back the bytes granted to its frame.
+      const closing = await connect();
+      for (const id of [10, 11]) closing.sendRequest({ apiKey: 1, apiVersion: 12, correlationId: id });
+      await waitFor(() => server.stats.requestBytesInFlight === 2 * 20, 5_000, 'both frames read');
+      malformed.resolve();
+      await waitFor(() => server.stats.connectionsOpen === 1);
+      assert.equal(server.stats.requestBytesInFlight, 0);
+      assert.ok(!held.has(11), 'the waiting Fetch was never dispatched');
+    });
+  });
+
   it('stops reading every connection at queued.max.requests and resumes them when requests finish', async () => {
     const { handler, held } = heldHandler();
     await withServer({ handler, options: { 'queued.max.requests': 2 } }, async ({ connect, server }) => {
       const a = await connect();
       const b = await connect();
-      for (const id of [10, 11]) a.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
-      for (const id of [20, 21]) b.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
+      for (const id of [10, 11]) a.sendRequest({ apiKey: 3, apiVersion: 0, correlationId: id });
+      for (const id of [20, 21]) b.sendRequest({ apiKey: 3, apiVersion: 0, correlationId: id });
       await waitFor(() => server.stats.bytesIn >= 4 * 22 && held.size === 2);
       await sleep(50);
       assert.equal(held.size, 2, 'only two requests dispatched across the broker');
@@ -420,7 +456,7 @@ describe('request bounds', () => {
         );
         client.setReading(false);
         for (let id = 0; id < requests; id++)
-          client.sendRequest({ apiKey: 1, apiVersion: 0, correlationId: id });
+          client.sendRequest({ apiKey: 3, apiVersion: 0, correlationId: id });
         let peakQueued = 0;
         let stalledSince = Date.now();
         let lastOut = -1;
