@@ -4,8 +4,8 @@
 // Lifecycle: open (reading, dispatching) -> closing (no new requests; answers the ones in flight, then ends the
 // socket) -> closed. A malformed frame or a failed handler closes it at once. Reading stops whenever a bound is
 // reached (requests in flight on this connection, requests queued across the broker, unsent response bytes, a
-// Fetch read while another of the connection is in flight) and resumes when the bound clears; until then the socket is paused, so the kernel's receive window pushes
-// back on the client and no bytes pile up here.
+// Fetch read while another of the connection is in flight) and resumes when the bound clears; until then the
+// socket is paused, so the kernel's receive window pushes back on the client and no bytes pile up here.
 //
 // Everything runs on the event loop thread; no method awaits in the middle of a state change.
 
