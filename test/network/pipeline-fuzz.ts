@@ -1,7 +1,8 @@
 // A seeded workload for the network layer: many connections pipelining requests of random sizes, written in
 // random pieces, answered by handlers that finish after random delays (some synchronously, some with no
 // response), under small in-flight bounds. Every response must arrive on its own connection, in request order,
-// with the bytes that request carried; nothing may be left in flight at the end.
+// with the bytes that request carried; nothing may be left in flight at the end. A third of the requests are
+// Fetch requests, which a connection takes one at a time while the others pipeline around them.
 
 import assert from 'node:assert/strict';
 import { NO_RESPONSE, type Request, type Response } from '../../src/network/request.js';
@@ -53,7 +54,7 @@ export async function runPipelineFuzz(scale: FuzzScale): Promise<void> {
           const body = Buffer.alloc(Math.floor(random() * scale.bodyBytesMax));
           for (let i = 0; i < body.length; i += 97) body[i] = Math.floor(random() * 256);
           const frame = encodeRequest(
-            { apiKey: 0, apiVersion: 9, correlationId: id, clientId: `c${c}` },
+            { apiKey: id % 3 === 1 ? 1 : 0, apiVersion: 9, correlationId: id, clientId: `c${c}` },
             body,
           );
           frames.push(sizePrefixed(frame));
