@@ -30,12 +30,18 @@ export interface LocatedRecord {
 }
 
 /**
- * Finds the first record with a timestamp >= target inside a batch (storage never decodes records itself).
- * Without one, the answer is the batch's first offset and its max timestamp, which is where a consumer has to
- * start reading anyway; the broker passes a decoder-backed one to answer ListOffsets with the exact record and
- * that record's timestamp, as Kafka does.
+ * Finds the first record at or after `minOffset` (the log start offset) with a timestamp >= target inside a batch
+ * (storage never decodes records itself); null when the batch has none, and the search goes on with the next batch,
+ * as Kafka's FileRecords.searchForTimestamp does (only the batch holding the log start offset can have a max
+ * timestamp reaching the target and no such record). Without a locator, the answer is the batch's first offset and
+ * its max timestamp, which is where a consumer has to start reading anyway; the broker passes a decoder-backed one
+ * to answer ListOffsets with the exact record and that record's timestamp, as Kafka does.
  */
-export type RecordTimestampLocator = (batch: Buffer, targetMs: number) => LocatedRecord | null;
+export type RecordTimestampLocator = (
+  batch: Buffer,
+  targetMs: number,
+  minOffset: number,
+) => LocatedRecord | null;
 
 /** What a timestamp lookup reads of the log. */
 export interface TimestampLookupView {
@@ -99,7 +105,7 @@ export function offsetForTimestamp(
     if (best === null || best.maxTimestampMs < 0) return null;
     // KIP-734: the record holding the largest timestamp, found in the first batch whose max it is (as
     // Kafka's RecordBatch.offsetOfMaxTimestamp); the segment only knows that batch's last offset.
-    const found = locateInSegment(log, best, best.maxTimestampMs, locate);
+    const found = locateInSegment(log, best, best.maxTimestampMs, locate, 0);
     if (found !== null) return found;
     const offset = Math.max(best.offsetOfMaxTimestampMs, log.logStartOffset);
     return {
@@ -111,33 +117,40 @@ export function offsetForTimestamp(
   if (timestampMs < 0) return null;
   for (const segment of log.segments) {
     if (segment.maxTimestampMs < timestampMs || segment.nextOffset <= log.logStartOffset) continue;
-    const found = locateInSegment(log, segment, timestampMs, locate);
+    const found = locateInSegment(log, segment, timestampMs, locate, log.logStartOffset);
     if (found !== null) return found;
   }
   return null;
 }
 
-/** The first record of `segment` whose timestamp reaches `timestampMs`, or the batch holding it. */
+/**
+ * The first record of `segment` at or after `minOffset` whose timestamp reaches `timestampMs`, or the batch holding
+ * it; the answer is never below the log start offset.
+ */
 function locateInSegment(
   log: TimestampLookupView,
   segment: LogSegment,
   timestampMs: number,
   locate: RecordTimestampLocator | undefined,
+  minOffset: number,
 ): OffsetAndTimestamp | null {
-  const batch = segment.findByTimestamp(timestampMs, log.logStartOffset);
-  if (batch === null) return null;
-  let offset = batch.baseOffset;
-  let foundTimestampMs = batch.maxTimestamp;
-  // A batch length that runs past the segment is damage: it must not size a read.
-  const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
-  const record =
-    locate !== undefined && wholeInSegment
-      ? locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs)
-      : null;
-  if (record !== null) {
-    offset = record.offset;
-    foundTimestampMs = record.timestampMs;
+  for (let from = Math.max(minOffset, log.logStartOffset); ; ) {
+    const batch = segment.findByTimestamp(timestampMs, from);
+    if (batch === null) return null;
+    let offset = batch.baseOffset;
+    let foundTimestampMs = batch.maxTimestamp;
+    // A batch length that runs past the segment is damage: it must not size a read.
+    const wholeInSegment = batch.sizeInBytes <= segment.size - batch.position;
+    if (locate !== undefined && wholeInSegment) {
+      const record = locate(segment.readBytes(batch.position, batch.sizeInBytes), timestampMs, minOffset);
+      if (record === null) {
+        from = batch.lastOffset + 1;
+        continue;
+      }
+      offset = record.offset;
+      foundTimestampMs = record.timestampMs;
+    }
+    offset = Math.max(offset, log.logStartOffset);
+    return { offset, timestampMs: foundTimestampMs, leaderEpoch: log.epochCache.epochForOffset(offset) };
   }
-  offset = Math.max(offset, log.logStartOffset);
-  return { offset, timestampMs: foundTimestampMs, leaderEpoch: log.epochCache.epochForOffset(offset) };
 }

@@ -4,6 +4,7 @@
 // holds the largest timestamp, not the last record of its batch. ListOffsets v0 (old clients: Sarama before 0.10.1,
 // kafka-python with api_version 0.9/0.10.0) answers by segment modification time, as Kafka's
 // legacyFetchOffsetsBefore, with up to max_num_offsets segment offsets, newest first.
+// After DeleteRecords cut a batch, the records below the log start offset take no part in a lookup by time.
 
 import assert from 'node:assert/strict';
 import { utimesSync } from 'node:fs';
@@ -101,6 +102,43 @@ describe('ListOffsets by time', () => {
     assert.deepEqual(await lookup('max-append-time', -3), {
       offset: 0n,
       timestamp: produced.logAppendTimeMs,
+    });
+  });
+
+  const deleteRecordsBefore = async (topic: string, offset: number): Promise<void> => {
+    const deleted = await suite.client.call(ApiKey.DELETE_RECORDS, 2, {
+      topics: [{ name: topic, partitions: [{ partitionIndex: 0, offset: BigInt(offset) }] }],
+      timeoutMs: 5000,
+    });
+    assert.equal(deleted.topics[0].partitions[0].errorCode, ErrorCode.NONE);
+  };
+
+  it('after DeleteRecords inside a batch, answers the first readable record reaching the time', async () => {
+    // Kafka's FileRecords.searchForTimestamp skips the records below the log start offset: the answer is a record
+    // still readable, with its own timestamp, not a deleted record's timestamp next to the log start offset.
+    await createTopic(suite.client, 'by-time-trimmed', { numPartitions: 1 });
+    const records = [0, 10, 20, 30].map((s, i) => ({ value: `v${i}`, timestamp: BASE_MS + s * 1000 }));
+    assert.equal((await produceBatch(suite.client, 'by-time-trimmed', buildBatch(records))).errorCode, 0);
+    await deleteRecordsBefore('by-time-trimmed', 2);
+    assert.deepEqual(await lookup('by-time-trimmed', BASE_MS + 5000), {
+      offset: 2n,
+      timestamp: BigInt(BASE_MS + 20_000),
+    });
+  });
+
+  it('goes on to the next batch when no record of a batch at or after the log start reaches the time', async () => {
+    // The first batch's max (BASE + 30 s) reaches the target, but its record at the log start offset is older
+    // than the target: Kafka's search continues with the next batch (offset 2, BASE + 40 s).
+    await createTopic(suite.client, 'by-time-skip', { numPartitions: 1 });
+    const first = [30, 0].map((s, i) => ({ value: `a${i}`, timestamp: BASE_MS + s * 1000 }));
+    const second = [{ value: 'b0', timestamp: BASE_MS + 40_000 }];
+    for (const batch of [first, second]) {
+      assert.equal((await produceBatch(suite.client, 'by-time-skip', buildBatch(batch))).errorCode, 0);
+    }
+    await deleteRecordsBefore('by-time-skip', 1);
+    assert.deepEqual(await lookup('by-time-skip', BASE_MS + 20_000), {
+      offset: 2n,
+      timestamp: BigInt(BASE_MS + 40_000),
     });
   });
 

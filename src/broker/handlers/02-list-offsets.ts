@@ -16,6 +16,7 @@ import type {
   ListOffsetsResponse,
   ListOffsetsResponseListOffsetsPartitionResponse,
 } from '../../protocol/messages/02-list-offsets.js';
+import { batchHeader } from '../../protocol/records/batch-header.js';
 import { iterateRecords } from '../../protocol/records/batch-records.js';
 import { ApiKey } from '../../protocol/registry.js';
 import { ListOffsetsTimestamp, type LocatedRecord } from '../../storage/log.js';
@@ -32,14 +33,23 @@ const CONFIRM_TIMEOUT_MS = 5000;
 /** ListOffsets v5 brought OFFSET_NOT_AVAILABLE (KIP-207). */
 const OFFSET_NOT_AVAILABLE_VERSION_MIN = 5;
 
-/** The first record of a batch whose timestamp reaches the target; null when decoding fails. */
-function locateRecord(batch: Buffer, targetMs: number): LocatedRecord | null {
+/**
+ * The first record of a batch at or after `minOffset` (the log start offset) whose timestamp reaches the target;
+ * null when there is none (the search goes on with the next batch). A batch that fails to decode is answered by
+ * its first offset at or after `minOffset` and its max timestamp, as a lookup without a decoder would be.
+ */
+function locateRecord(batch: Buffer, targetMs: number, minOffset: number): LocatedRecord | null {
   try {
     for (const record of iterateRecords(batch, 0)) {
-      if (record.timestamp >= targetMs) return { offset: record.offset, timestampMs: record.timestamp };
+      if (record.timestamp >= targetMs && record.offset >= minOffset) {
+        return { offset: record.offset, timestampMs: record.timestamp };
+      }
     }
   } catch {
-    return null;
+    return {
+      offset: Math.max(batchHeader.baseOffset(batch, 0), minOffset),
+      timestampMs: batchHeader.maxTimestamp(batch, 0),
+    };
   }
   return null;
 }
