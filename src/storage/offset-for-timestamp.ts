@@ -21,6 +21,8 @@ export const ListOffsetsTimestamp = {
   Earliest: -2,
   MaxTimestamp: -3,
   EarliestLocal: -4,
+  /** KIP-1005: the last offset in tiered storage; without it, none (-1). */
+  LatestTiered: -5,
 } as const;
 
 /** The first record of a batch whose timestamp reaches a target: its offset and its own timestamp. */

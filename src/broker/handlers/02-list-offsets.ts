@@ -1,7 +1,8 @@
 // ListOffsets (2): earliest, latest (the high watermark, or the last stable offset under read_committed), the
 // offset of the largest timestamp, or the first record at or after a timestamp. The storage engine finds the
 // batch by its time index; the record inside it is found here by decoding that one batch. v0 is Kafka's older
-// API, by segment modification time (see oldStyle).
+// API, by segment modification time (see oldStyle). From v1, as Kafka's KafkaApis, a partition named twice in the
+// request is answered INVALID_REQUEST and a negative timestamp the version does not know UNSUPPORTED_VERSION.
 //
 // The latest offset under read_committed is where an exactly-once reader restores up to (a Streams task's
 // changelog): it is answered only once this broker is shown to still lead the partition
@@ -32,6 +33,38 @@ const CONSUMER_REPLICA_ID = -1;
 const CONFIRM_TIMEOUT_MS = 5000;
 /** ListOffsets v5 brought OFFSET_NOT_AVAILABLE (KIP-207). */
 const OFFSET_NOT_AVAILABLE_VERSION_MIN = 5;
+/**
+ * The version from which each special (negative) timestamp is answered, as Kafka's KafkaApis checks it
+ * (KAFKA-17331): a special sent with an older version, or a negative timestamp that is none of them, is answered
+ * UNSUPPORTED_VERSION for its partition. v0 is the older API (see oldStyle) and is not checked.
+ */
+const SPECIAL_TIMESTAMP_VERSION_MIN: ReadonlyMap<number, number> = new Map([
+  [ListOffsetsTimestamp.Latest, 1],
+  [ListOffsetsTimestamp.Earliest, 1],
+  [ListOffsetsTimestamp.MaxTimestamp, 7],
+  [ListOffsetsTimestamp.EarliestLocal, 8],
+  [ListOffsetsTimestamp.LatestTiered, 9],
+]);
+
+function timestampSupported(timestamp: number, version: number): boolean {
+  return (
+    timestamp >= 0 || version >= (SPECIAL_TIMESTAMP_VERSION_MIN.get(timestamp) ?? Number.POSITIVE_INFINITY)
+  );
+}
+
+/** The partitions a request names more than once (Kafka's ListOffsetsRequest.duplicatePartitions), as topic NUL index. */
+function duplicatePartitions(request: ListOffsetsRequest): Set<string> {
+  const seen = new Set<string>();
+  const duplicates = new Set<string>();
+  for (const topic of request.topics) {
+    for (const p of topic.partitions) {
+      const key = `${topic.name}\0${p.partitionIndex}`;
+      if (seen.has(key)) duplicates.add(key);
+      else seen.add(key);
+    }
+  }
+  return duplicates;
+}
 
 /**
  * The first record of a batch at or after `minOffset` (the log start offset) whose timestamp reaches the target;
@@ -61,6 +94,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
   handle(context, request) {
     // Answers that wait: for the followers' confirmation of the leader, or for the epoch file (storedFirst).
     const confirming: Promise<void>[] = [];
+    const duplicates = context.apiVersion === 0 ? new Set<string>() : duplicatePartitions(request);
     const response: ListOffsetsResponse = {
       throttleTimeMs: 0,
       topics: request.topics.map((topic) => {
@@ -70,6 +104,11 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
           name: topic.name,
           partitions: topic.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
             if (!allowed) return answer(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+            // Kafka's order: a partition named twice, then a timestamp the version does not know, then the lookup.
+            if (duplicates.has(`${topic.name}\0${p.partitionIndex}`))
+              return answer(p.partitionIndex, ErrorCode.INVALID_REQUEST);
+            if (context.apiVersion > 0 && !timestampSupported(Number(p.timestamp), context.apiVersion))
+              return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
             const partition = leaderPartition(
               context.services,
               topic.name,
