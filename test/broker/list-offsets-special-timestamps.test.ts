@@ -2,7 +2,8 @@
 // KAFKA-17331): latest (-1) and earliest (-2) from v1, max timestamp (-3, KIP-734) from v7, earliest local (-4,
 // KIP-405) from v8, latest tiered (-5, KIP-1005) from v9. Any other negative timestamp, or a special sent with an
 // older version, is answered UNSUPPORTED_VERSION for its partition; a partition named twice in one request is
-// answered INVALID_REQUEST at each place. Both are checked before the partition is looked up.
+// answered INVALID_REQUEST at each place (from v1). Both are checked before the partition is looked up. v0 (the
+// older API) takes -1 and -2 only.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -83,6 +84,27 @@ describe('ListOffsets special timestamps by version', () => {
       ]),
       [unsupported, { errorCode: ErrorCode.NONE, offset: -1n, timestamp: -1n }],
     );
+  });
+
+  it('v0 takes latest and earliest only, as Kafka handleListOffsetRequestV0 does', async () => {
+    const v0 = async (timestamp: number): Promise<[number, bigint[]]> => {
+      const response = await suite.client.call(ApiKey.LIST_OFFSETS, 0, {
+        replicaId: -1,
+        topics: [
+          {
+            name: TOPIC,
+            partitions: [
+              { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: BigInt(timestamp), maxNumOffsets: 1 },
+            ],
+          },
+        ],
+      });
+      const p = response.topics[0].partitions[0];
+      return [p.errorCode, p.oldStyleOffsets];
+    };
+    assert.deepEqual(await v0(-1), [ErrorCode.NONE, [3n]]);
+    assert.deepEqual(await v0(-2), [ErrorCode.NONE, [0n]]);
+    assert.deepEqual(await v0(-3), [ErrorCode.UNSUPPORTED_VERSION, []]);
   });
 
   it('answers INVALID_REQUEST for a partition named twice, and the others as usual', async () => {

@@ -1,8 +1,8 @@
 // ListOffsets (2): earliest, latest (the high watermark, or the last stable offset under read_committed), the
 // offset of the largest timestamp, or the first record at or after a timestamp. The storage engine finds the
 // batch by its time index; the record inside it is found here by decoding that one batch. v0 is Kafka's older
-// API, by segment modification time (see oldStyle). From v1, as Kafka's KafkaApis, a partition named twice in the
-// request is answered INVALID_REQUEST and a negative timestamp the version does not know UNSUPPORTED_VERSION.
+// API, by segment modification time (see oldStyle). As Kafka's KafkaApis, a negative timestamp the version does not
+// know is answered UNSUPPORTED_VERSION, and from v1 a partition named twice in the request INVALID_REQUEST.
 //
 // The latest offset under read_committed is where an exactly-once reader restores up to (a Streams task's
 // changelog): it is answered only once this broker is shown to still lead the partition
@@ -36,11 +36,12 @@ const OFFSET_NOT_AVAILABLE_VERSION_MIN = 5;
 /**
  * The version from which each special (negative) timestamp is answered, as Kafka's KafkaApis checks it
  * (KAFKA-17331): a special sent with an older version, or a negative timestamp that is none of them, is answered
- * UNSUPPORTED_VERSION for its partition. v0 is the older API (see oldStyle) and is not checked.
+ * UNSUPPORTED_VERSION for its partition. Kafka's map says v1 for latest and earliest, but v0 (its older handler,
+ * see oldStyle) takes those two as well, and only those.
  */
 const SPECIAL_TIMESTAMP_VERSION_MIN: ReadonlyMap<number, number> = new Map([
-  [ListOffsetsTimestamp.Latest, 1],
-  [ListOffsetsTimestamp.Earliest, 1],
+  [ListOffsetsTimestamp.Latest, 0],
+  [ListOffsetsTimestamp.Earliest, 0],
   [ListOffsetsTimestamp.MaxTimestamp, 7],
   [ListOffsetsTimestamp.EarliestLocal, 8],
   [ListOffsetsTimestamp.LatestTiered, 9],
@@ -107,7 +108,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
             // Kafka's order: a partition named twice, then a timestamp the version does not know, then the lookup.
             if (duplicates.has(`${topic.name}\0${p.partitionIndex}`))
               return answer(p.partitionIndex, ErrorCode.INVALID_REQUEST);
-            if (context.apiVersion > 0 && !timestampSupported(Number(p.timestamp), context.apiVersion))
+            if (!timestampSupported(Number(p.timestamp), context.apiVersion))
               return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
             const partition = leaderPartition(
               context.services,
