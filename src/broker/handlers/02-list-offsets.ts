@@ -53,7 +53,7 @@ function timestampSupported(timestamp: number, version: number): boolean {
   );
 }
 
-/** The partitions a request names more than once (Kafka's ListOffsetsRequest.duplicatePartitions), as topic NUL index. */
+/** Partitions the request names more than once (Kafka's ListOffsetsRequest.duplicatePartitions): topic NUL index. */
 function duplicatePartitions(request: ListOffsetsRequest): Set<string> {
   const seen = new Set<string>();
   const duplicates = new Set<string>();
