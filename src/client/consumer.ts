@@ -27,6 +27,7 @@
 // read_committed drops records of aborted transactions using the fetch response's aborted list, and control
 // batches are never delivered.
 
+import { settleWithin } from '../common/deadline.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type {
   FetchRequest,
@@ -223,6 +224,8 @@ const PREFETCH_CHUNKS = 2;
 const REBALANCE_WAIT_SLICE_MS = 100;
 /** Kafka's default.api.timeout.ms: how long position() waits for a position it can answer. */
 const DEFAULT_API_TIMEOUT_MS = 60_000;
+/** Kafka's close() timeout (DEFAULT_CLOSE_TIMEOUT_MS), which bounds the closing of the fetch sessions. */
+const CLOSE_TIMEOUT_MS = 30_000;
 /** OffsetFetch v9 names the KIP-848 member and its epoch (the one group per request kept from v8). */
 const OFFSET_FETCH_MEMBER_VERSION = 9;
 
@@ -321,6 +324,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private readonly valueDeserializer: Deserializer<V>;
   private readonly partitions = new Map<string, PartitionState>();
   private readonly fetching = new Set<number>();
+  /** Each Fetch in flight by broker, settled (never rejected) once its answer is handled. */
+  private readonly fetchesInFlight = new Map<number, Promise<void>>();
   /** Bytes of fetched chunks not yet handed out, as counted by the last startFetches(). */
   private buffered = 0;
   /** Fetch sessions by broker (KIP-227), unless fetchSessions is off. */
@@ -1048,7 +1053,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     // when every topic fetched has an id in the metadata; else v12, by name.
     const wanted = sent.map(wantedOf);
     const byId = canUseTopicIds(wanted);
-    this.cluster
+    const inFlight = this.cluster
       .sendForVersion<FetchResponse>(
         node,
         ApiKey.FETCH,
@@ -1105,11 +1110,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       })
       .finally(() => {
         this.fetching.delete(node);
+        this.fetchesInFlight.delete(node);
         // Prefetch: the next fetch leaves now, while the application works on what this one brought (after an
         // error, poll() reports it first and fetches again later).
         if (this.fetchError === null) this.startFetches();
         this.wake();
       });
+    this.fetchesInFlight.set(node, inFlight);
   }
 
   /**
@@ -1643,7 +1650,44 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     this.closed = true;
     this.wake();
+    await this.closeFetchSessions(CLOSE_TIMEOUT_MS);
     await this.cluster.close();
+  }
+
+  /**
+   * Tells each broker this consumer holds a fetch session with that it is done with it, as Kafka's consumer does on
+   * close (AbstractFetch.prepareCloseFetchSessionRequests): a Fetch naming the session with epoch -1 and no
+   * partitions, after the fetch in flight to that broker has come back (its answer may be what opened the session).
+   * Bounded by the close timeout; a broker that cannot be reached keeps the session until it evicts it.
+   */
+  private async closeFetchSessions(timeoutMs: number): Promise<void> {
+    const closing = [...this.sessions].map(async ([node, session]) => {
+      await this.fetchesInFlight.get(node);
+      const sessionId = session.close();
+      if (sessionId === null) return;
+      await this.cluster.send(node, ApiKey.FETCH, this.closeSessionRequest(sessionId)).catch(() => {});
+    });
+    await settleWithin(Promise.all(closing), timeoutMs, () => new Error('fetch sessions not closed')).catch(
+      () => {},
+    );
+  }
+
+  /** A Fetch that only closes session `sessionId` (epoch -1, FINAL_EPOCH): no partitions, nothing to wait for. */
+  private closeSessionRequest(sessionId: number): FetchRequest {
+    return {
+      clusterId: null,
+      replicaId: -1,
+      replicaState: { replicaId: -1, replicaEpoch: -1n },
+      maxWaitMs: 0,
+      minBytes: 1,
+      maxBytes: this.o.fetchMaxBytes,
+      isolationLevel: this.isolation(),
+      sessionId,
+      sessionEpoch: -1,
+      topics: [],
+      forgottenTopicsData: [],
+      rackId: this.o.clientRack,
+    };
   }
 }
 

@@ -116,6 +116,18 @@ export class FetchSession {
     this.startOver();
   }
 
+  /**
+   * The client is done with the session (the consumer closes): the session id to name in a last Fetch with
+   * epoch -1 and no partitions, which makes the broker drop the session (Kafka's FetchSessionHandler.notifyClose),
+   * or null when there is none to close. The next fetch, if any, is full and without a session id.
+   */
+  close(): number | null {
+    const id = this.id;
+    this.id = 0;
+    this.startOver();
+    return id === 0 ? null : id;
+  }
+
   /** The id of the session this client holds with the broker (0 for none). */
   get sessionId(): number {
     return this.id;
