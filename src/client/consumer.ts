@@ -28,7 +28,7 @@
 // batches are never delivered.
 
 import { settleWithin } from '../common/deadline.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode, errorName } from '../protocol/errors.js';
 import type {
   FetchRequest,
   FetchResponse,
@@ -55,6 +55,7 @@ import {
   canUseTopicIds,
   FetchSession,
   type ForgottenPartition,
+  responsePartitionsProblem,
   type WantedPartition,
 } from './fetch-session.js';
 import { GroupMember, type RebalanceListener } from './group.js';
@@ -220,6 +221,16 @@ export interface OffsetToCommit extends TopicPartition {
 
 /** Fetched chunks a partition may hold before it is fetched again: one being read and one ready. */
 const PREFETCH_CHUNKS = 2;
+/** What is wrong with the partitions a fetch without a session got back (each is a full fetch), or null. */
+function sessionlessProblem(
+  wanted: WantedPartition[],
+  answered: string[],
+  throttleTimeMs: number,
+): string | null {
+  const requested = new Map(wanted.map((w) => [tpKey(w.topic, w.partition), w]));
+  return responsePartitionsProblem(true, requested, answered, throttleTimeMs);
+}
+
 /** How long one step of a poll waits for a rebalance in flight while the consumer still owns partitions. */
 const REBALANCE_WAIT_SLICE_MS = 100;
 /** Kafka's default.api.timeout.ms: how long position() waits for a position it can answer. */
@@ -1065,28 +1076,36 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       )
       .then(
         ({ response: res, version }) => {
-          session?.answered(res.errorCode, res.sessionId);
-          if (
-            res.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND ||
-            res.errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH
-          ) {
-            return; // The session starts over with the next (full) fetch.
-          }
-          if (res.errorCode === ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR) {
-            // The broker's session names topics otherwise than this fetch did (by id or by name), or saw ids it
-            // cannot square: as Kafka's AbstractFetch, the session starts over with the next fetch and the
-            // metadata is refreshed, the error not the application's.
-            this.cluster.invalidate();
-            return;
-          }
-          if (res.errorCode !== 0) throw new KafkaProtocolError(res.errorCode, 'Fetch');
           // From v13 the response names topics by id: the ids this fetch sent tell their names (Kafka's
-          // sessionTopicNames); a topic id this fetch did not send is not this consumer's to read.
+          // sessionTopicNames); a topic id this fetch did not send is not this consumer's to read, and spoils the
+          // answer as a partition outside the session does.
           const names =
             version >= FIRST_FETCH_VERSION_BY_ID ? new Map(sent.map((x) => [x.topicId, x.s.topic])) : null;
+          const topicOf = (t: FetchResponse['responses'][number]): string =>
+            names === null ? t.topic : (names.get(t.topicId) ?? `unknown topic id ${t.topicId}`);
+          const answered = res.responses.flatMap((t) =>
+            t.partitions.map((p) => tpKey(topicOf(t), p.partitionIndex)),
+          );
+          // As Kafka's FetchSessionHandler.handleResponse: a top-level error, or partitions that do not match what
+          // was asked, make the fetch's answer unusable; the session starts over (or the fetch goes again, without
+          // sessions) and poll() does not see it, as Kafka's AbstractFetch only logs it.
+          const usable =
+            session !== undefined
+              ? session.answered(res, answered)
+              : res.errorCode === 0 && sessionlessProblem(wanted, answered, res.throttleTimeMs) === null;
+          if (res.errorCode === ErrorCode.FETCH_SESSION_TOPIC_ID_ERROR) {
+            // The broker's session names topics otherwise than this fetch did (by id or by name), or saw ids it
+            // cannot square: as Kafka's AbstractFetch, the metadata is refreshed too.
+            this.cluster.invalidate();
+          }
+          if (!usable) {
+            const what =
+              res.errorCode !== 0 ? errorName(res.errorCode) : 'partitions other than those asked for';
+            this.cluster.options.logger?.info(`Fetch from node ${node} answered ${what}: fetching again`);
+            return;
+          }
           for (const t of res.responses) {
-            const topic = names === null ? t.topic : names.get(t.topicId);
-            if (topic === undefined) continue;
+            const topic = topicOf(t);
             for (const p of t.partitions) {
               const x = sent.find((y) => y.s.topic === topic && y.s.partition === p.partitionIndex);
               if (x !== undefined) this.onPartitionData(x.s, x.epoch, x.offset, x.fromReplica, p);

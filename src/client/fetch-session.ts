@@ -88,16 +88,33 @@ export class FetchSession {
     return { sessionId: this.id, sessionEpoch: this.epoch, send, forgotten };
   }
 
-  /** The broker answered with this top-level error code and session id. */
-  answered(errorCode: number, sessionId: number): void {
+  /**
+   * The broker answered with this top-level error code and session id, naming `partitions` (keys by tpKey; a
+   * topic id the fetch did not send as a key that names no partition). Answers whether the response's partitions
+   * may be used, as Kafka's FetchSessionHandler.handleResponse: not after a top-level error, nor when they do not
+   * match the session (responsePartitionsProblem), nor for a throttled full fetch's empty answer (KIP-219).
+   */
+  answered(
+    response: { errorCode: number; sessionId: number; throttleTimeMs: number },
+    partitions: readonly string[],
+  ): boolean {
+    const { errorCode, sessionId } = response;
     if (errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND) {
       this.id = 0;
       this.startOver();
-      return;
+      return false;
     }
     if (errorCode !== 0 || this.pending === null) {
       this.startOver();
-      return;
+      return false;
+    }
+    const full = this.epoch === 0;
+    if (responsePartitionsProblem(full, this.pending, partitions, response.throttleTimeMs) !== null) {
+      // A full answer that does not match starts without a session at all (Kafka's INITIAL: the session it may have
+      // opened is left to the broker), an incremental one closes the session as the next full fetch opens another.
+      if (full) this.id = 0;
+      this.startOver();
+      return false;
     }
     if (this.epoch === 0 || sessionId === 0) {
       // A full fetch's answer opens a session (or, with id 0, none); an incremental one with id 0 closed it.
@@ -109,6 +126,7 @@ export class FetchSession {
     }
     this.known = this.id === 0 ? new Map() : this.pending;
     this.pending = null;
+    return true;
   }
 
   /** The request failed (connection lost, timeout): the broker's view is unknown, so start over. */
@@ -139,6 +157,29 @@ export class FetchSession {
     this.known = new Map();
     this.pending = null;
   }
+}
+
+/**
+ * What is wrong with the partitions of a fetch response (keys by tpKey), or null: as Kafka's FetchSessionHandler,
+ * an answer may name only partitions of the session (`requested`: all the fetch wants, sent or held by the
+ * session), and a full one must name every one of them. A full fetch's empty answer with a throttle time is
+ * KIP-219's way to throttle, not data.
+ */
+export function responsePartitionsProblem(
+  full: boolean,
+  requested: ReadonlyMap<string, unknown>,
+  answered: readonly string[],
+  throttleTimeMs: number,
+): string | null {
+  if (full && answered.length === 0 && throttleTimeMs > 0) return 'an empty throttled full fetch response';
+  const extra = answered.filter((k) => !requested.has(k));
+  if (extra.length > 0) return `partitions not in the session: ${extra.join(', ')}`;
+  if (full) {
+    const named = new Set(answered);
+    const omitted = [...requested.keys()].filter((k) => !named.has(k));
+    if (omitted.length > 0) return `a full fetch response without ${omitted.join(', ')}`;
+  }
+  return null;
 }
 
 /**
