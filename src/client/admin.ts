@@ -5,6 +5,7 @@
 // can say which topic of five failed.
 
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
+import { settleWithin } from '../common/deadline.js';
 import { decodeAssignment, decodeSubscription } from '../protocol/consumer-protocol/index.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
@@ -40,7 +41,13 @@ import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
 import { Cluster, type PartitionInfo } from './cluster.js';
-import { isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
+import {
+  CallTimeoutError,
+  isRetriableError,
+  KafkaClientError,
+  KafkaProtocolError,
+  RequestTimeoutError,
+} from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
 import {
   CoordinatorType,
@@ -201,7 +208,11 @@ export interface AdminOptions extends ClientOptions {
 /** Kafka's default.api.timeout.ms. */
 const DEFAULT_API_TIMEOUT_MS = 60_000;
 
-/** One group's answer to a several-group listConsumerGroupOffsets: its offsets, or the error its group answered. */
+/**
+ * One group's answer to a several-group listConsumerGroupOffsets: its offsets, or the error its group answered, or
+ * REQUEST_TIMED_OUT (Kafka's TimeoutException, the CallTimeoutError as its cause) when the call's deadline came
+ * before the group was answered.
+ */
 export interface GroupOffsetsListing {
   offsets: GroupOffset[];
   error: KafkaProtocolError | null;
@@ -211,6 +222,8 @@ export interface GroupOffsetsListing {
 interface GroupOffsetFetch {
   errorCode: number;
   topics: OffsetFetchResponseOffsetFetchResponseTopic[];
+  /** The call's deadline came before the group was answered. */
+  timedOut?: CallTimeoutError;
 }
 
 /** First OffsetFetch version with a groups array (KIP-709), and the newest this admin sends (v9 adds members). */
@@ -237,6 +250,19 @@ export type OffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | number;
  * lists them: a partition answered with an error (UNSTABLE_OFFSET_COMMIT under requireStable) is left out, one
  * without a committed offset listed with offset -1 (Kafka's null OffsetAndMetadata).
  */
+/** A group's error in the several-group listing: the one it was answered, or REQUEST_TIMED_OUT past the deadline. */
+function groupError(groupId: string, answer: GroupOffsetFetch): KafkaProtocolError {
+  if (answer.timedOut === undefined)
+    return new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${groupId}`);
+  return new KafkaProtocolError(
+    ErrorCode.REQUEST_TIMED_OUT,
+    `OffsetFetch of group ${groupId}: ${answer.timedOut.message}`,
+    {
+      cause: answer.timedOut,
+    },
+  );
+}
+
 function groupOffsets(answer: GroupOffsetFetch): GroupOffset[] {
   const out: GroupOffset[] = [];
   for (const t of answer.topics) {
@@ -1015,6 +1041,7 @@ export class Admin {
       const answer = (await this.offsetFetchGroups(specs, third?.requireStable ?? false, deadlineMs)).get(
         first,
       )!;
+      if (answer.timedOut !== undefined) throw answer.timedOut;
       if (answer.errorCode !== 0)
         throw new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${first}`);
       return groupOffsets(answer);
@@ -1029,7 +1056,7 @@ export class Admin {
       out.set(
         g,
         answer.errorCode !== 0
-          ? { offsets: [], error: new KafkaProtocolError(answer.errorCode, `OffsetFetch of group ${g}`) }
+          ? { offsets: [], error: groupError(g, answer) }
           : { offsets: groupOffsets(answer), error: null },
       );
     }
@@ -1040,7 +1067,9 @@ export class Admin {
    * Kafka's ListConsumerGroupOffsetsHandler: each group's coordinator is looked up, and the groups of one
    * coordinator are asked in one request. A group answered COORDINATOR_LOAD_IN_PROGRESS is asked again of the same
    * coordinator, one answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE (or whose request failed on the way) of
-   * its coordinator looked up again; any other group error is that group's answer.
+   * its coordinator looked up again; any other group error is that group's answer. When the call's deadline comes
+   * (while backing off, looking up or waiting for an answer), the groups answered keep their answers and the others
+   * are answered timed out, as Kafka's admin fails only the futures of the groups still pending.
    */
   private async offsetFetchGroups(
     specs: ReadonlyMap<string, TopicPartition[] | null>,
@@ -1051,56 +1080,77 @@ export class Admin {
     const coordinators = new Map<string, number>();
     let left = [...specs.keys()];
     let lastFailure: unknown = null;
-    for (let attempt = 0; left.length > 0; attempt++) {
-      // As Kafka's admin, the groups are asked again until the call's deadline, then the call times out.
-      if (attempt > 0) await this.cluster.backoffUntil(attempt - 1, deadlineMs, lastFailure);
-      // The groups without a coordinator are looked up in one FindCoordinator; a lookup that fails (refused, as
-      // GROUP_AUTHORIZATION_FAILED) fails its group alone.
-      const unmapped = left.filter((g) => !coordinators.has(g));
-      if (unmapped.length > 0) {
-        for (const [g, found] of await findCoordinators(
-          this.cluster,
-          unmapped,
-          CoordinatorType.GROUP,
-          this.lookupBound(deadlineMs),
-        )) {
-          if (typeof found === 'number') coordinators.set(g, found);
-          else answers.set(g, { errorCode: found.code, topics: [] });
+    let timedOut: CallTimeoutError | null = null;
+    try {
+      for (let attempt = 0; left.length > 0 && timedOut === null; attempt++) {
+        // As Kafka's admin, the groups are asked again until the call's deadline, then they time out.
+        if (attempt > 0) await this.cluster.backoffUntil(attempt - 1, deadlineMs, lastFailure);
+        // The groups without a coordinator are looked up in one FindCoordinator; a lookup that fails (refused, as
+        // GROUP_AUTHORIZATION_FAILED) fails its group alone.
+        const unmapped = left.filter((g) => !coordinators.has(g));
+        if (unmapped.length > 0) {
+          for (const [g, found] of await findCoordinators(
+            this.cluster,
+            unmapped,
+            CoordinatorType.GROUP,
+            this.lookupBound(deadlineMs),
+          )) {
+            if (typeof found === 'number') coordinators.set(g, found);
+            else answers.set(g, { errorCode: found.code, topics: [] });
+          }
         }
-      }
-      const byCoordinator = new Map<number, string[]>();
-      for (const g of left) {
-        const node = coordinators.get(g);
-        if (node === undefined) continue;
-        byCoordinator.set(node, [...(byCoordinator.get(node) ?? []), g]);
-      }
-      const retry: string[] = [];
-      const lastAttempt = attempt >= this.callRetries;
-      await Promise.all(
-        [...byCoordinator].map(async ([node, groups]) => {
-          let answered: Map<string, GroupOffsetFetch>;
-          try {
-            answered = await this.offsetFetch(node, groups, specs, requireStable);
-          } catch (err) {
-            if (lastAttempt || !isRetriableError(err)) throw err;
-            lastFailure = err;
-            for (const g of groups) coordinators.delete(g);
-            retry.push(...groups);
-            return;
-          }
-          for (const [g, answer] of answered) {
-            const code = answer.errorCode;
-            const again = code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || OFFSET_FETCH_RELOOKUP.has(code);
-            if (!again || lastAttempt) answers.set(g, answer);
-            else {
-              lastFailure = new KafkaProtocolError(code, `OffsetFetch of group ${g}`);
-              if (OFFSET_FETCH_RELOOKUP.has(code)) coordinators.delete(g);
-              retry.push(g);
+        const byCoordinator = new Map<number, string[]>();
+        for (const g of left) {
+          const node = coordinators.get(g);
+          if (node === undefined) continue;
+          byCoordinator.set(node, [...(byCoordinator.get(node) ?? []), g]);
+        }
+        const retry: string[] = [];
+        const lastAttempt = attempt >= this.callRetries;
+        await Promise.all(
+          [...byCoordinator].map(async ([node, groups]) => {
+            let answered: Map<string, GroupOffsetFetch>;
+            try {
+              answered = await settleWithin(
+                this.offsetFetch(node, groups, specs, requireStable),
+                deadlineMs - Date.now(),
+                () =>
+                  new CallTimeoutError(attempt + 1, new RequestTimeoutError('the attempt was still running')),
+              );
+            } catch (err) {
+              if (err instanceof CallTimeoutError) {
+                timedOut = err;
+                return;
+              }
+              if (lastAttempt || !isRetriableError(err)) throw err;
+              lastFailure = err;
+              for (const g of groups) coordinators.delete(g);
+              retry.push(...groups);
+              return;
             }
-          }
-        }),
-      );
-      left = retry;
+            for (const [g, answer] of answered) {
+              const code = answer.errorCode;
+              const again =
+                code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || OFFSET_FETCH_RELOOKUP.has(code);
+              if (!again || lastAttempt) answers.set(g, answer);
+              else {
+                lastFailure = new KafkaProtocolError(code, `OffsetFetch of group ${g}`);
+                if (OFFSET_FETCH_RELOOKUP.has(code)) coordinators.delete(g);
+                retry.push(g);
+              }
+            }
+          }),
+        );
+        left = retry;
+      }
+    } catch (err) {
+      if (!(err instanceof CallTimeoutError)) throw err;
+      timedOut = err;
+    }
+    if (timedOut !== null) {
+      for (const g of specs.keys()) {
+        if (!answers.has(g)) answers.set(g, { errorCode: ErrorCode.REQUEST_TIMED_OUT, topics: [], timedOut });
+      }
     }
     return answers;
   }

@@ -22,10 +22,10 @@ export class KafkaProtocolError extends KafkaClientError {
   readonly code: number;
   /** Kafka's name of the error (NOT_LEADER_OR_FOLLOWER), searchable in Kafka's documentation. */
   readonly type: string;
-  constructor(code: number, detail?: string | null) {
+  constructor(code: number, detail?: string | null, options?: { cause?: unknown }) {
     const known = errorByCode(code);
     const text = detail ? `${detail}` : (known?.message ?? 'unknown error');
-    super(`${errorName(code)}: ${text}`, isRetriable(code));
+    super(`${errorName(code)}: ${text}`, isRetriable(code), options);
     this.name = 'KafkaProtocolError';
     this.code = code;
     this.type = errorName(code);

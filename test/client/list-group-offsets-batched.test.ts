@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
+import { CallTimeoutError } from '../../src/client/errors.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import type { OffsetFetchRequest, OffsetFetchResponse } from '../../src/protocol/messages/09-offset-fetch.js';
 import type { FindCoordinatorResponse } from '../../src/protocol/messages/10-find-coordinator.js';
@@ -159,6 +160,37 @@ describe('Admin.listConsumerGroupOffsets batched per coordinator', () => {
     // The single-group form throws its group's error, as before.
     injected.set(G2, [ErrorCode.GROUP_AUTHORIZATION_FAILED]);
     await assert.rejects(admin.listConsumerGroupOffsets(G2), { code: ErrorCode.GROUP_AUTHORIZATION_FAILED });
+  });
+
+  it('at the call deadline only the groups still unanswered fail, with a timeout', async () => {
+    const quick = new Admin({ bootstrapServers, retryBackoffMs: 10, retryBackoffMaxMs: 50 });
+    try {
+      // G2's coordinator stays loading; G1 is answered in the first request.
+      injected.set(G2, new Array<number>(10_000).fill(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS));
+      const started = Date.now();
+      const listed = await quick.listConsumerGroupOffsets({ [G1]: {}, [G2]: {} }, { timeoutMs: 1_000 });
+      assert.ok(Date.now() - started >= 900, 'answered at the deadline');
+      assert.equal(listed.get(G1)?.error, null);
+      assert.deepEqual(
+        listed.get(G1)?.offsets.map((o) => [o.partition, o.offset]),
+        [
+          [0, 3],
+          [1, 4],
+        ],
+      );
+      const timedOut = listed.get(G2)?.error;
+      assert.equal(timedOut?.code, ErrorCode.REQUEST_TIMED_OUT, `G2 timed out, got ${String(timedOut)}`);
+      assert.ok(timedOut?.cause instanceof CallTimeoutError, 'the call timeout is its cause');
+      assert.deepEqual(listed.get(G2)?.offsets, []);
+      // The single-group form still throws the call's timeout.
+      injected.set(G2, new Array<number>(10_000).fill(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS));
+      await assert.rejects(
+        quick.listConsumerGroupOffsets(G2, undefined, { timeoutMs: 500 }),
+        CallTimeoutError,
+      );
+    } finally {
+      await quick.close();
+    }
   });
 
   it('a group whose coordinator lookup is refused fails alone', async () => {
