@@ -1291,9 +1291,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       // meanwhile (the cooperative protocol keeps them) are fetched and returned, in slices of the wait.
       if (this.group !== null) {
         const owned = this.partitions.size > 0;
-        await this.group.ensureActive(
-          owned ? Math.min(deadline, Date.now() + REBALANCE_WAIT_SLICE_MS) : deadline,
-        );
+        try {
+          await this.group.ensureActive(
+            owned ? Math.min(deadline, Date.now() + REBALANCE_WAIT_SLICE_MS) : deadline,
+          );
+        } catch (err) {
+          await this.resolvePositionsAwaitingCallback();
+          throw err;
+        }
         this.group.polled();
       }
       const err = this.fetchError;
@@ -1301,9 +1306,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.fetchError = null;
         throw err;
       }
-      // A partition whose onPartitionsAssigned has not succeeded gets no position here (position() resolves one;
-      // Kafka 3.9's poll does too, which changes no record returned: the partition is not fetched until then).
-      const unknown = [...this.partitions.values()].filter((s) => s.position === null && !s.awaitingCallback);
+      // A partition whose onPartitionsAssigned has not succeeded gets a position too (it is only not fetched).
+      const unknown = [...this.partitions.values()].filter((s) => s.position === null);
       if (unknown.length > 0) await this.resolvePositions(unknown);
       const records = this.drainBuffers();
       if (records.length > 0) {
@@ -1315,6 +1319,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       if (left <= 0 || this.closed) return [];
       await this.waitForData(Math.min(left, this.partitions.size === 0 ? left : 100));
     }
+  }
+
+  /**
+   * A KIP-848 onPartitionsAssigned failed (and poll() throws its error): the partitions it was given stay assigned,
+   * unfetched, and get their positions anyway, as Kafka 3.9's poll initializes every assigned partition without one
+   * (SubscriptionState.initializingPartitions does not skip those awaiting the callback). A failure here is left for
+   * the next poll or position() to meet; the callback's error is the one thrown.
+   */
+  private async resolvePositionsAwaitingCallback(): Promise<void> {
+    const waiting = [...this.partitions.values()].filter((s) => s.awaitingCallback && s.position === null);
+    if (waiting.length > 0) await this.resolvePositions(waiting).catch(() => {});
   }
 
   private drainBuffers(): ConsumerRecord<K, V>[] {

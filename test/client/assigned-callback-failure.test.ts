@@ -15,6 +15,7 @@ import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
 import type { TopicPartition } from '../../src/client/requests.js';
 import type { FetchRequest } from '../../src/protocol/messages/01-fetch.js';
+import type { OffsetFetchRequest } from '../../src/protocol/messages/09-offset-fetch.js';
 import type { ConsumerGroupHeartbeatRequest } from '../../src/protocol/messages/68-consumer-group-heartbeat.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
@@ -31,6 +32,8 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
   /** The partition counts each of the group's heartbeats (member epoch above 0) said the member owns. */
   const ownedInHeartbeats: number[] = [];
   let fetchesOfTopic = 0;
+  /** OffsetFetch requests by the group they name. */
+  const offsetFetches = new Map<string, number>();
 
   before(async () => {
     broker = await startInProcessBroker({
@@ -56,6 +59,10 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
         const body = request.body as ConsumerGroupHeartbeatRequest;
         if (body.groupId === GROUP && body.memberEpoch > 0 && body.topicPartitions !== null)
           ownedInHeartbeats.push(body.topicPartitions.reduce((n, t) => n + t.partitions.length, 0));
+      } else if (request.apiKey === ApiKey.OFFSET_FETCH) {
+        const body = request.body as OffsetFetchRequest;
+        const groups = request.apiVersion >= 8 ? body.groups.map((g) => g.groupId) : [body.groupId];
+        for (const g of groups) offsetFetches.set(g, (offsetFetches.get(g) ?? 0) + 1);
       } else if (request.apiKey === ApiKey.FETCH) {
         if ((request.body as FetchRequest).topics.some((t) => t.topic === TOPIC || t.topicId === topicId))
           fetchesOfTopic++;
@@ -125,6 +132,49 @@ describe('KIP-848 onPartitionsAssigned failure', () => {
       ownedInHeartbeats.length = 0;
       await sleep(300);
       assert.ok(ownedInHeartbeats.includes(1), 'the heartbeats name the partition as owned now');
+    } finally {
+      await consumer.close();
+    }
+  });
+
+  it("the poll whose callback failed still reads the new partition's committed offset", async () => {
+    // As Kafka 3.9's poll (updateFetchPositions over SubscriptionState.initializingPartitions, which a partition
+    // awaiting its onPartitionsAssigned callback is part of): the position is resolved, only fetching waits.
+    const groupId = `${GROUP}-positions`;
+    await admin.alterConsumerGroupOffsets(groupId, [{ topic: TOPIC, partition: 0, offset: 2 }]);
+    const consumer = new Consumer({
+      bootstrapServers,
+      groupId,
+      groupProtocol: 'consumer',
+      autoOffsetReset: 'earliest',
+      enableAutoCommit: false,
+      fetchMaxWaitMs: 100,
+    });
+    let failures = 1;
+    try {
+      consumer.subscribe([TOPIC], {
+        onPartitionsAssigned: () => {
+          if (failures-- > 0) throw new Error('callback failure');
+        },
+      });
+      offsetFetches.delete(groupId);
+      const deadline = Date.now() + 10_000;
+      let thrown: unknown = null;
+      while (thrown === null && Date.now() < deadline)
+        await consumer.poll(100).catch((err) => (thrown = err));
+      assert.equal((thrown as Error | null)?.message, 'callback failure', 'poll throws the callback error');
+      assert.ok(
+        (offsetFetches.get(groupId) ?? 0) > 0,
+        'that poll read the committed offset of the new partition',
+      );
+      fetchesOfTopic = 0;
+      await sleep(300);
+      assert.equal(fetchesOfTopic, 0, 'the partition is still not fetched');
+      // The callback succeeds at the next poll: reading starts at the committed offset.
+      const values: string[] = [];
+      while (values.length < 3 && Date.now() < deadline)
+        for (const r of await consumer.poll(100)) values.push(String(r.value));
+      assert.deepEqual(values, ['v2', 'v3', 'v4']);
     } finally {
       await consumer.close();
     }
