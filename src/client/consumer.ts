@@ -221,16 +221,6 @@ export interface OffsetToCommit extends TopicPartition {
 
 /** Fetched chunks a partition may hold before it is fetched again: one being read and one ready. */
 const PREFETCH_CHUNKS = 2;
-/** What is wrong with the partitions a fetch without a session got back (each is a full fetch), or null. */
-function sessionlessProblem(
-  wanted: WantedPartition[],
-  answered: string[],
-  throttleTimeMs: number,
-): string | null {
-  const requested = new Map(wanted.map((w) => [tpKey(w.topic, w.partition), w]));
-  return responsePartitionsProblem(true, requested, answered, throttleTimeMs);
-}
-
 /** How long one step of a poll waits for a rebalance in flight while the consumer still owns partitions. */
 const REBALANCE_WAIT_SLICE_MS = 100;
 /** Kafka's default.api.timeout.ms: how long position() waits for a position it can answer. */
@@ -288,6 +278,16 @@ function wantedOf(x: SentPartition): WantedPartition {
     offset: x.offset,
     currentLeaderEpoch: x.leaderEpoch,
   };
+}
+
+/** What is wrong with the partitions a fetch without a session got back (each is a full fetch), or null. */
+function sessionlessProblem(
+  wanted: WantedPartition[],
+  answered: string[],
+  throttleTimeMs: number,
+): string | null {
+  const requested = new Map(wanted.map((w) => [tpKey(w.topic, w.partition), w]));
+  return responsePartitionsProblem(true, requested, answered, throttleTimeMs);
 }
 
 /** Where the next fetch of a partition starts: after what is buffered, else at the position. */
