@@ -200,6 +200,21 @@ export class Cluster {
   }
 
   /**
+   * The open connection to a broker, or null when there is none: nothing is connected or reconnected (Kafka's
+   * client.isUnavailable check, for work that is only worth doing on a live connection, like closing a session).
+   */
+  async openConnection(nodeId: number): Promise<Connection | null> {
+    const existing = this.connections.get(nodeId);
+    if (existing === undefined) return null;
+    try {
+      const c = await existing;
+      return c.isOpen ? c : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
    * Sends to one broker by id. Requests to a broker go onto its connection in the order send() was called, also
    * while the connection is being opened: the idempotent producer sends a partition's batches in separate requests
    * and the broker appends them in arrival order. Each call's connection lookup starts only once the previous

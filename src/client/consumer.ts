@@ -1692,14 +1692,18 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * Tells each broker this consumer holds a fetch session with that it is done with it, as Kafka's consumer does on
    * close (AbstractFetch.prepareCloseFetchSessionRequests): a Fetch naming the session with epoch -1 and no
    * partitions, after the fetch in flight to that broker has come back (its answer may be what opened the session).
-   * Bounded by the close timeout; a broker that cannot be reached keeps the session until it evicts it.
+   * Bounded by the close timeout; a broker not connected at the time is skipped and keeps the session until it
+   * evicts it.
    */
   private async closeFetchSessions(timeoutMs: number): Promise<void> {
     const closing = [...this.sessions].map(async ([node, session]) => {
       await this.fetchesInFlight.get(node);
       const sessionId = session.close();
       if (sessionId === null) return;
-      await this.cluster.send(node, ApiKey.FETCH, this.closeSessionRequest(sessionId)).catch(() => {});
+      // As Kafka's consumer, a broker not connected now is skipped: reconnecting to a dead one would hold close().
+      const connection = await this.cluster.openConnection(node);
+      if (connection === null) return;
+      await connection.request(ApiKey.FETCH, this.closeSessionRequest(sessionId)).catch(() => {});
     });
     await settleWithin(Promise.all(closing), timeoutMs, () => new Error('fetch sessions not closed')).catch(
       () => {},
