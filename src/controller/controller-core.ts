@@ -52,8 +52,11 @@ export interface ControllerCore {
     tps: readonly TopicPartition[],
     deletePartitions: boolean,
   ): void;
-  /** A reassignment finished (or was cancelled); a reassignment asked through the znode is removed from it. */
-  reassignmentFinished(tp: TopicPartition): void;
+  /**
+   * A reassignment finished (or was cancelled) with `replicas` as the partition's replicas; a reassignment asked
+   * through the znode is removed from it.
+   */
+  reassignmentFinished(tp: TopicPartition, replicas: readonly BrokerId[]): void;
   /** A reassignment to `target` was written and runs (a new one, or one replacing the partition's last target). */
   reassignmentStarted(tp: TopicPartition, target: readonly BrokerId[]): void;
 }

@@ -263,9 +263,9 @@ export class Controller {
       sendLeaderAndIsr: (broker, tps, created) => this.sendLeaderAndIsr(broker, tps, created),
       sendStopReplica: (brokers, tps, deletePartitions) =>
         this.sendStopReplica(brokers, tps, deletePartitions),
-      reassignmentFinished: (tp) => {
+      reassignmentFinished: (tp, replicas) => {
         if (this.ctx?.znodeReassignments.has(partitionKey(tp))) this.adminZnodes.watchReassign();
-        if (this.healer.noteFinished(tp)) {
+        if (this.healer.noteFinished(tp, replicas)) {
           this.queue.enqueue(
             'selfHealingMoveFinished',
             () => this.healer.afterMoveFinished(),

@@ -129,7 +129,7 @@ export async function finishReassignment(
   core.logger.info(`partition ${tp.topic}-${tp.partition} now has replicas [${target.join(',')}]`);
   core.propagate([{ tp, created: false }]);
   core.sendStopReplica(removed, [tp], true);
-  core.reassignmentFinished(tp);
+  core.reassignmentFinished(tp, target);
   return null;
 }
 

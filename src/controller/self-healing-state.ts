@@ -4,9 +4,10 @@
 // context from the store, and a reassignment in flight survives because adding/removing replicas are written in
 // the topic's znode. Self-healing adds state of its own that the store did not hold: when a broker was seen to
 // go (the timeout's start), which moves self-healing started (so a returning broker can cancel them, in their
-// original replica order), and which throttle entries and rates it added (so they are taken off again, and only
-// those). Cruise Control keeps its failed brokers and their failure times in ZooKeeper for the same reason
-// (a restarted Cruise Control must not start the timeouts from zero). Times are wall-clock milliseconds: the new
+// original replica order), which partitions an operator's cancel left on a gone broker (not to be moved again while
+// it stays gone), and which throttle entries and rates it added (so they are taken off again, and only those).
+// Cruise Control keeps its failed brokers and their failure times in ZooKeeper for the same reason (a restarted
+// Cruise Control must not start the timeouts from zero). Times are wall-clock milliseconds: the new
 // controller runs on another host, whose monotonic clock means nothing here.
 //
 // Only the active controller writes the node, always in a multi guarded by the controller epoch, so a replaced
@@ -35,6 +36,8 @@ export interface PersistedFailedBroker {
   /** Wall-clock milliseconds when the first controller that saw it gone noted it. */
   readonly failedAtMs: number;
   readonly moving: readonly PersistedMove[];
+  /** Partitions whose move an operator cancelled: they stay on the broker while this failure lasts. */
+  readonly operatorCancelled: readonly TopicPartition[];
 }
 
 export interface SelfHealingState {
@@ -65,6 +68,7 @@ export function encodeSelfHealingState(state: SelfHealingState): Uint8Array {
         from: m.from,
         ...(m.to === null ? {} : { to: m.to }),
       })),
+      operator_cancelled: b.operatorCancelled.map((tp) => ({ topic: tp.topic, partition: tp.partition })),
     };
   }
   const throttles: Record<string, unknown> = {};
@@ -91,7 +95,18 @@ export function decodeSelfHealingState(bytes: Uint8Array): Decoded<SelfHealingSt
         from: m.intArray('from', { min: 0 }) as BrokerId[],
         to: m.has('to') ? (m.intArray('to', { min: 0 }) as BrokerId[]) : null,
       }));
-      brokers.set(Number(key) as BrokerId, { failedAtMs: b.integerString('failed_at_ms'), moving });
+      // Absent in nodes written before operators' cancels were kept.
+      const operatorCancelled = b.has('operator_cancelled')
+        ? b.objectArray('operator_cancelled').map((c) => ({
+            topic: c.string('topic'),
+            partition: c.int('partition', { min: 0 }) as PartitionId,
+          }))
+        : [];
+      brokers.set(Number(key) as BrokerId, {
+        failedAtMs: b.integerString('failed_at_ms'),
+        moving,
+        operatorCancelled,
+      });
     }
     const throttledTopics = new Map<string, { leader: string[]; follower: string[] }>();
     const topics = json.objectOrEmpty('throttled_topics');

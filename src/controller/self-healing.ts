@@ -108,6 +108,12 @@ export interface SelfHealingStatus {
   readonly movesCancelled: number;
   /** Moves that finished. */
   readonly movesFinished: number;
+  /**
+   * Moves an operator's reassignment ended elsewhere than their target: a cancel (AlterPartitionReassignments
+   * with no replicas) or a reassignment that finished at once. Such a partition is not moved again while its
+   * broker stays gone.
+   */
+  readonly movesOperatorCancelled: number;
   /** Moves ended by the deletion of their topic (they could never finish). */
   readonly movesTopicDeleted: number;
   /** Moves an operator's reassignment replaced with another target: theirs from then on. */
@@ -134,6 +140,8 @@ interface FailedBroker {
   readonly moving: Map<string, PersistedMove>;
   /** Partition key → why its last round could not move the replica (no live broker to take it, ...). */
   readonly skipped: Map<string, string>;
+  /** Partition key → a partition whose move an operator cancelled: it stays while this failure lasts. */
+  readonly operatorCancelled: Map<string, TopicPartition>;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -154,6 +162,7 @@ export class SelfHealer {
   private movesStarted = 0;
   private movesCancelled = 0;
   private movesFinished = 0;
+  private movesOperatorCancelled = 0;
   private movesTopicDeleted = 0;
   private movesReplaced = 0;
   /** Data version of the state znode as this controller last wrote or read it; null: absent (or not read yet). */
@@ -182,6 +191,7 @@ export class SelfHealer {
       movesStarted: this.movesStarted,
       movesCancelled: this.movesCancelled,
       movesFinished: this.movesFinished,
+      movesOperatorCancelled: this.movesOperatorCancelled,
       movesTopicDeleted: this.movesTopicDeleted,
       movesReplaced: this.movesReplaced,
     };
@@ -238,6 +248,12 @@ export class SelfHealer {
     // while it moves).
     if (gone.some((b) => this.failed.get(b)?.moving.has(key) === true))
       return { action: 'moving', detail: `moving to broker ${adding.join(',')}` };
+    const kept = gone.find((b) => this.failed.get(b)?.operatorCancelled.has(key) === true);
+    if (kept !== undefined)
+      return {
+        action: 'none',
+        detail: `none: an operator cancelled its move; it stays on broker ${kept} unless reassigned by hand`,
+      };
     for (const b of gone) {
       const f = this.failed.get(b);
       if (f === undefined) continue;
@@ -275,12 +291,14 @@ export class SelfHealer {
         retrying: false,
         moving: new Map(),
         skipped: new Map(),
+        operatorCancelled: new Map(),
       };
       // Only moves still running away from the broker count: the others finished, were cancelled or replaced, never
       // began or ended with their topic's deletion.
       for (const m of p.moving) {
         if (stillMoving(ctx, m, id)) f.moving.set(partitionKey(m.tp), m);
       }
+      for (const tp of p.operatorCancelled) f.operatorCancelled.set(partitionKey(tp), tp);
       this.failed.set(id, f);
       if (ctx.liveBrokers.has(id)) {
         returned.push(id);
@@ -288,8 +306,12 @@ export class SelfHealer {
       }
       const onBroker = [...ctx.allPartitions()].filter(({ entry }) => entry.assignment.replicas.includes(id));
       if (f.moving.size > 0) f.state = 'healing';
-      else if (onBroker.length === 0) f.state = 'healed';
-      if (onBroker.some(({ topic, partition }) => !f.moving.has(partitionKey({ topic, partition })))) {
+      const toMove = onBroker.filter(({ topic, partition }) => {
+        const key = partitionKey({ topic, partition });
+        return !f.moving.has(key) && !f.operatorCancelled.has(key);
+      });
+      if (f.moving.size === 0 && toMove.length === 0) f.state = 'healed';
+      if (toMove.length > 0) {
         const leftMs = Math.max(0, this.options.brokerFailureTimeoutMs - elapsedMs);
         this.host.core.logger.info(
           `self-healing: broker ${id} has been gone ${Math.round(elapsedMs)} ms (noted by an earlier controller); its replicas move in ${Math.round(leftMs)} ms unless it returns`,
@@ -304,6 +326,12 @@ export class SelfHealer {
     for (const [topic, t] of persisted.throttledTopics)
       this.addedThrottles.set(topic, { leader: new Set(t.leader), follower: new Set(t.follower) });
     for (const b of persisted.ratedBrokers) this.ratedBrokers.add(b);
+    // Entries of partitions none of whose moves runs any more come off now: the previous controller may have
+    // stopped after an operator replaced or cancelled a move and before it took that partition's entries off
+    // (it kept that list in memory only). While other moves run, they would otherwise stay until those end.
+    this.replacedMoves.push(...this.throttledWithoutMove());
+    await this.releaseReplacedThrottles();
+    if (this.host.core.ctx !== ctx) return;
     const fresh = [...missing].sort((a, b) => a - b).filter((id) => !this.failed.has(id));
     for (const id of fresh) this.noteGone(id);
     this.logPartitions(fresh);
@@ -352,13 +380,16 @@ export class SelfHealer {
    * finished the partition; answers whether it was one of this healer's moves, and then the controller queues
    * clearThrottlesWhenIdle as an event of its own.
    */
-  noteFinished(tp: TopicPartition): boolean {
+  noteFinished(tp: TopicPartition, replicas: readonly BrokerId[]): boolean {
     const key = partitionKey(tp);
     let touched = false;
     for (const [id, f] of this.failed) {
-      if (!f.moving.delete(key)) continue;
+      const m = f.moving.get(key);
+      if (m === undefined) continue;
+      f.moving.delete(key);
       touched = true;
-      this.movesFinished++;
+      if (m.to === null || sameList(m.to, replicas)) this.movesFinished++;
+      else this.noteOperatorCancelled(id, f, tp, replicas);
       if (f.moving.size === 0 && f.state === 'healing') {
         f.state = 'healed';
         this.host.core.logger.info(
@@ -367,6 +398,27 @@ export class SelfHealer {
       }
     }
     return touched;
+  }
+
+  /**
+   * An operator ended self-healing's move of `tp` away from broker `id` with other replicas than its target (a
+   * cancel, Kafka's AlterPartitionReassignments with no replicas, goes back to the replicas before the move). It
+   * is their decision: the partition is not moved again while this failure of the broker lasts (a retry round or
+   * a new controller would otherwise undo the cancel), and the throttle entries of the move come off at once.
+   */
+  private noteOperatorCancelled(
+    id: BrokerId,
+    f: FailedBroker,
+    tp: TopicPartition,
+    replicas: readonly BrokerId[],
+  ): void {
+    this.movesOperatorCancelled++;
+    this.replacedMoves.push(tp);
+    if (replicas.includes(id)) f.operatorCancelled.set(partitionKey(tp), tp);
+    this.host.core.logger.info(
+      `self-healing: the move of ${tp.topic}-${tp.partition} away from broker ${id} was cancelled by an operator ` +
+        `(replicas [${replicas.join(',')}]); it is not moved again while broker ${id} stays gone`,
+    );
   }
 
   /**
@@ -429,6 +481,7 @@ export class SelfHealer {
       retrying: false,
       moving: new Map(),
       skipped: new Map(),
+      operatorCancelled: new Map(),
     };
     this.failed.set(id, f);
     if (!this.enabled) return false;
@@ -517,7 +570,8 @@ export class SelfHealer {
     };
     // A move of self-healing's own whose new replica is on this broker is planned again from its target.
     const ownMove = (tp: TopicPartition) => this.ownerOf(ctx, tp) !== null;
-    const plan = planReplacements(ctx, id, expired, ownMove);
+    const cancelledByOperator = (tp: TopicPartition) => f.operatorCancelled.has(partitionKey(tp));
+    const plan = planReplacements(ctx, id, expired, ownMove, cancelledByOperator);
     if (plan.moves.length === 0 && plan.skipped.length === 0) {
       if (f.moving.size === 0) f.state = 'healed';
       return;
@@ -642,8 +696,10 @@ export class SelfHealer {
     );
   }
 
-  /** Takes off the throttles this healer set once none of its moves is left. */
-  /** Takes off the topic throttle entries this healer added for the partitions of replaced moves. */
+  /**
+   * Takes off the topic throttle entries this healer added for the partitions of replaced or cancelled moves. A
+   * partition whose write failed stays listed for the next round.
+   */
   private async releaseReplacedThrottles(): Promise<void> {
     const replaced = this.replacedMoves.splice(0);
     for (const tp of replaced) {
@@ -666,13 +722,34 @@ export class SelfHealer {
         }
         return next;
       });
-      if (!ok) continue;
+      if (!ok) {
+        this.replacedMoves.push(tp);
+        continue;
+      }
       for (const e of leader) added.leader.delete(e);
       for (const e of follower) added.follower.delete(e);
       if (added.leader.size === 0 && added.follower.size === 0) this.addedThrottles.delete(tp.topic);
     }
   }
 
+  /** Partitions with throttle entries of this healer and no move of it running (none of any failed broker). */
+  private throttledWithoutMove(): TopicPartition[] {
+    const running = new Set<string>();
+    for (const f of this.failed.values()) for (const key of f.moving.keys()) running.add(key);
+    const out: TopicPartition[] = [];
+    for (const [topic, added] of this.addedThrottles) {
+      const partitions = new Set(
+        [...added.leader, ...added.follower].map((e) => Number(e.slice(0, e.indexOf(':')))),
+      );
+      for (const partition of [...partitions].sort((a, b) => a - b)) {
+        const tp = { topic, partition: partition as PartitionId };
+        if (!running.has(partitionKey(tp))) out.push(tp);
+      }
+    }
+    return out;
+  }
+
+  /** Takes off the throttles this healer set once none of its moves is left. */
   async clearThrottlesWhenIdle(): Promise<void> {
     for (const f of this.failed.values()) if (f.moving.size > 0) return;
     if (this.addedThrottles.size === 0 && this.ratedBrokers.size === 0) return;
@@ -728,7 +805,14 @@ export class SelfHealer {
     if (!this.enabled || this.host.core.ctx === null) return;
     const data = encodeSelfHealingState({
       brokers: new Map(
-        [...this.failed].map(([id, f]) => [id, { failedAtMs: f.failedAtMs, moving: [...f.moving.values()] }]),
+        [...this.failed].map(([id, f]) => [
+          id,
+          {
+            failedAtMs: f.failedAtMs,
+            moving: [...f.moving.values()],
+            operatorCancelled: [...f.operatorCancelled.values()],
+          },
+        ]),
       ),
       throttledTopics: new Map(
         [...this.addedThrottles].map(([t, a]) => [t, { leader: [...a.leader], follower: [...a.follower] }]),
@@ -868,13 +952,15 @@ interface PlanContext {
  * timeout has ended too (`expired`): a reassignment finishes only once every target replica is in the ISR, so
  * replacing one at a time would leave a move waiting for the other gone broker. While the other's timeout runs,
  * the partition waits for it. A move of self-healing's own (`ownMove`) whose new replica is on `failed` is planned
- * again from its target, since it could finish only once that broker returned.
+ * again from its target, since it could finish only once that broker returned. A partition whose move an operator
+ * cancelled (`cancelledByOperator`) stays where they left it.
  */
 export function planReplacements(
   ctx: PlanContext,
   failed: BrokerId,
   expired: (broker: BrokerId) => boolean = () => false,
   ownMove: (tp: TopicPartition) => boolean = () => false,
+  cancelledByOperator: (tp: TopicPartition) => boolean = () => false,
 ): { moves: Move[]; skipped: { tp: TopicPartition; reason: string }[] } {
   const load = new Map<BrokerId, number>();
   for (const id of ctx.liveBrokers.keys()) load.set(id, 0);
@@ -885,6 +971,7 @@ export function planReplacements(
     for (const r of a.replicas) if (load.has(r)) load.set(r, load.get(r)! + 1);
     if (!a.replicas.includes(failed) || ctx.isDeleting(topic)) continue;
     const tp = { topic, partition };
+    if (cancelledByOperator(tp)) continue;
     if (a.addingReplicas.length > 0 || a.removingReplicas.length > 0) {
       // Self-healing's own move to the failed broker could finish only once it returns: its target is planned
       // again (every broker of the reassignment kept out of the choice).

@@ -393,6 +393,7 @@ export class BrokerMetrics {
         set({ outcome: 'cancelled' }, st.movesCancelled);
         set({ outcome: 'topic_deleted' }, st.movesTopicDeleted);
         set({ outcome: 'replaced' }, st.movesReplaced);
+        set({ outcome: 'operator_cancelled' }, st.movesOperatorCancelled);
       },
     );
   }
