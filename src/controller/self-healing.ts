@@ -520,14 +520,18 @@ export class SelfHealer {
     }, delayMs);
   }
 
+  /**
+   * Broker `id` registered again: its moves still running as self-healing started them go back to the replicas
+   * from before. The state node names the broker until the cancels are written, so a successor can finish them.
+   */
   private async noteBack(id: BrokerId): Promise<void> {
     const f = this.failed.get(id);
     if (f === undefined) return;
     f.cancelTimer?.();
     this.failed.delete(id);
-    await this.persist();
     const ctx = this.host.core.ctx;
     if (ctx === null || f.moving.size === 0) {
+      await this.persist();
       if (f.state !== 'waiting') this.host.core.logger.info(`self-healing: broker ${id} is back`);
       return;
     }
@@ -552,6 +556,9 @@ export class SelfHealer {
           `self-healing: cancelling the move of ${tp.topic}-${tp.partition}: ${problem.errorMessage}`,
         );
     }
+    // Only now does the node stop naming the broker: a controller that dies before its cancels are written
+    // leaves a node from which its successor, finding the broker back, cancels what still moves.
+    await this.persist();
     await this.clearThrottlesWhenIdle();
   }
 

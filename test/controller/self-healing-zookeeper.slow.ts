@@ -7,6 +7,8 @@
 //   off, while the other move still runs with its own.
 // - An operator cancels one self-healing move: it is counted as operator_cancelled (not finished), its throttle
 //   entries come off, and no controller moves it again while the broker stays gone.
+// - Broker 4 returns while the controller can no longer write (its link fails): the next controller must still
+//   cancel the moves, which the node it finds must therefore still name.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -267,4 +269,36 @@ test("an operator's cancel of a move is no finished move, and no controller move
     removingReplicas: [],
   });
   assert.deepEqual((await assignment(observer, 1)).addingReplicas, [3], 'partition 1 still moves');
+});
+
+test('a broker back while the controller cannot write has its moves cancelled by the next controller', async () => {
+  const { observer, faulty, first, second } = await moving('/returned');
+  // The controller's link fails at its first write of t's assignment (a cancel) and stays down for its writes
+  // (its reads go through): as a controller that dies while it cancels the moves of the broker back.
+  let down = false;
+  faulty.multiFault = (ops) => {
+    down ||= ops.some((op) => op.path === topicPath('t'));
+    return down ? 'fail' : null;
+  };
+  const back = await session('/returned');
+  assert.ok((await registerBroker(back, registration(4, 'c'), seededRandom(4))).ok);
+  await untilValue('broker 4 seen back', async () =>
+    first.controller.context?.liveBrokers.has(4 as BrokerId) === true ? true : null,
+  );
+  await settle(first.controller);
+  assert.deepEqual((await assignment(observer, 0)).addingReplicas, [3], 'its cancel was not written');
+
+  await failOver(first.controller, second.controller);
+  assert.deepEqual(await assignment(observer, 0), {
+    replicas: [4, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.deepEqual(await assignment(observer, 1), {
+    replicas: [1, 4, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.equal(second.controller.selfHealingStatus.movesCancelled, 2);
+  assert.deepEqual(await topicConfig(observer), {});
 });
