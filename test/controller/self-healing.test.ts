@@ -370,3 +370,55 @@ test("an operator's reassignment over a self-healing move makes it theirs: repla
   );
   assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3], "the operator's move runs on");
 });
+
+test("an operator's cancel of a move counts as operator_cancelled, and the retry round leaves the partition", async () => {
+  const { cluster, controller, timers } = await setup([
+    [4, 1, 2],
+    [1, 4, 2],
+    [2, 4, 1],
+  ]);
+  cluster.killBroker(4);
+  await settle(controller);
+  // The operator moves partition 2 first: self-healing skips it, and sets a retry round for it.
+  const theirs = await controller.alterPartitionReassignments({
+    timeoutMs: 1000,
+    topics: [{ name: 't', partitions: [{ partitionIndex: 2, replicas: [2, 4, 3] }] }],
+  });
+  assert.equal(theirs.responses[0]?.partitions[0]?.errorCode, 0);
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3]);
+  assert.equal(timers.length, 1, 'a retry round for partition 2');
+
+  const cancelled = await controller.alterPartitionReassignments({
+    timeoutMs: 1000,
+    topics: [{ name: 't', partitions: [{ partitionIndex: 0, replicas: null }] }],
+  });
+  assert.equal(cancelled.responses[0]?.partitions[0]?.errorCode, 0);
+  await settle(controller);
+  const status = controller.selfHealingStatus;
+  assert.deepEqual(
+    [status.movesOperatorCancelled, status.movesFinished, status.movesCancelled],
+    [1, 0, 0],
+    'operator_cancelled, finished, cancelled',
+  );
+  assert.deepEqual(await replicas(cluster, 0), {
+    replicas: [1, 2, 4],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.equal(
+    (await entityConfig(cluster, topicConfigPath('t')))['follower.replication.throttled.replicas'],
+    '1:3',
+    "the cancelled move's throttle entries are off",
+  );
+
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual(
+    await replicas(cluster, 0),
+    { replicas: [1, 2, 4], addingReplicas: [], removingReplicas: [] },
+    'the retry round leaves the cancelled partition where the operator put it',
+  );
+  assert.deepEqual((await replicas(cluster, 1)).addingReplicas, [3], 'partition 1 still moves');
+});
