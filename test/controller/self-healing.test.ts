@@ -371,7 +371,7 @@ test("an operator's reassignment over a self-healing move makes it theirs: repla
   assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3], "the operator's move runs on");
 });
 
-test("an operator's cancel of a move counts as operator_cancelled, and the retry round leaves the partition", async () => {
+test("an operator's cancel of a move is operator_cancelled, and a retry round leaves the partition", async () => {
   const { cluster, controller, timers } = await setup([
     [4, 1, 2],
     [1, 4, 2],
