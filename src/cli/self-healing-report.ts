@@ -78,8 +78,10 @@ export function goneBrokerNote(
   if (f === undefined) return 'not registered; the controller has not noted it gone yet';
   const since = `gone since ${new Date(f.failedAtMs).toISOString()} (${Math.round((nowMs - f.failedAtMs) / 1000)} s)`;
   if (f.moving.length > 0) return `${since}; self-healing is moving ${f.moving.length} partitions off it`;
-  if (timeoutMs === null) return since;
+  const kept = f.operatorCancelled.length;
+  const cancelled = kept > 0 ? `; ${kept} partitions stay on it: an operator cancelled their moves` : '';
+  if (timeoutMs === null) return `${since}${cancelled}`;
   const at = f.failedAtMs + timeoutMs;
   if (at > nowMs) return `${since}; self-healing moves its replicas at ${new Date(at).toISOString()}`;
-  return `${since}; self-healing's timeout ended at ${new Date(at).toISOString()}, no move in progress`;
+  return `${since}; self-healing's timeout ended at ${new Date(at).toISOString()}, no move in progress${cancelled}`;
 }
