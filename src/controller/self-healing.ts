@@ -22,6 +22,7 @@
 // all of it is taken off again once nothing self-healing started is moving any more.
 
 import type { BrokerId, PartitionId } from '../common/ids.js';
+import { ErrorCode } from '../protocol/errors.js';
 import type { ControllerContext, TopicPartition } from './context.js';
 import { type ControllerCore, partitionKey, sameList } from './controller-core.js';
 import { isReassigning, targetReplicas } from './reassignment.js';
@@ -122,6 +123,8 @@ export interface SelfHealingStatus {
 
 /** A failed broker whose replicas could not all move is looked at again this often (at most). */
 const RETRY_INTERVAL_MS_MAX = 30_000;
+/** Writes of one cancel of a returning broker's move, when the partition changed under the first. */
+const CANCEL_ATTEMPTS = 3;
 /** Partitions named one by one in the log when a broker goes; the rest are counted. */
 const LOGGED_PARTITIONS_MAX = 20;
 
@@ -545,11 +548,18 @@ export class SelfHealer {
     this.host.core.logger.info(
       `self-healing: broker ${id} is back before its replicas finished moving; cancelling ${pending.length} moves`,
     );
-    for (const { tp, from } of pending) {
-      if (this.host.core.ctx !== ctx) return;
+    for (const m of pending) {
+      const { tp, from } = m;
       // Back to the replicas as they were, in their order (a plain cancel would put the returning broker last
-      // and so change the preferred leader).
-      const problem = await reassign(this.host.core, tp, [...from]);
+      // and so change the preferred leader). A write that found the partition changed (an ISR change raced it,
+      // or the link dropped) is tried again on the state read back, while the move still runs as it was.
+      let problem: Awaited<ReturnType<typeof reassign>> = null;
+      for (let attempt = 0; attempt < CANCEL_ATTEMPTS; attempt++) {
+        if (this.host.core.ctx !== ctx) return;
+        if (attempt > 0 && !stillMoving(ctx, m, id)) break;
+        problem = await reassign(this.host.core, tp, [...from]);
+        if (problem?.errorCode !== ErrorCode.REQUEST_TIMED_OUT) break;
+      }
       if (problem === null) this.movesCancelled++;
       else
         this.host.core.logger.warn(

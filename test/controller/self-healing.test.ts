@@ -4,8 +4,8 @@ import type { BrokerId } from '../../src/common/ids.js';
 import { CapturingLogger } from '../../src/common/logger.js';
 import { Controller } from '../../src/controller/controller.js';
 import { planReplacements } from '../../src/controller/self-healing.js';
-import { brokerConfigPath, topicConfigPath } from '../../src/controller/zk-layout/index.js';
-import { admin, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
+import { brokerConfigPath, topicConfigPath, topicPath } from '../../src/controller/zk-layout/index.js';
+import { admin, FaultySession, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
 import {
   createTopicT,
   entityConfig,
@@ -421,4 +421,46 @@ test("an operator's cancel of a move is operator_cancelled, and a retry round le
     'the retry round leaves the cancelled partition where the operator put it',
   );
   assert.deepEqual((await replicas(cluster, 1)).addingReplicas, [3], 'partition 1 still moves');
+});
+
+test('a cancel of a returning broker’s move whose write fails once is written again, not dropped', async () => {
+  const cluster = await fourBrokers();
+  const link = new FaultySession(cluster.brokers.get(1)!.session);
+  const timers: { run: () => void; delayMs: number }[] = [];
+  const controller = new Controller({
+    brokerId: 1 as BrokerId,
+    store: link,
+    channel: new RecordingChannel(),
+    clock: cluster.clock,
+    selfHealing: {
+      brokerFailureTimeoutMs: TIMEOUT_MS,
+      throttledRateBytesPerSecond: 1_000_000,
+      schedule: (run, delayMs) => {
+        timers.push({ run, delayMs });
+        return () => undefined;
+      },
+    },
+  });
+  after(() => controller.stop());
+  await controller.start();
+  await createTopicT(cluster, controller, [[4, 1, 2]]);
+  cluster.killBroker(4);
+  await settle(controller);
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3]);
+
+  // The first write of t's assignment from now on fails (the link dropped before ZooKeeper got it).
+  let failures = 1;
+  link.multiFault = (ops) =>
+    failures > 0 && ops.some((op) => op.path === topicPath('t')) && failures-- > 0 ? 'fail' : null;
+  await cluster.addBroker(4, 'c');
+  await settle(controller);
+  assert.equal(failures, 0, 'the write failed once');
+  assert.deepEqual(await replicas(cluster, 0), {
+    replicas: [4, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.equal(controller.selfHealingStatus.movesCancelled, 1);
 });
