@@ -244,20 +244,23 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
   /** Offsets are committed by transactions only. */
   override async commitOffsets(): Promise<void> {}
 
+  /** Each resource on its own, as the at-least-once runner's close(); an open transaction is aborted first. */
   protected override async close(): Promise<void> {
-    try {
-      await this.task.stop();
-    } finally {
-      const producer = this.producer;
-      this.producer = null;
-      // A transaction left open by a failure is aborted now rather than at transaction.timeout.ms.
-      if (producer !== null && this.inTransaction) {
-        await producer.abortTransaction().catch(() => {});
-      }
-      await producer?.close();
+    const producer = this.producer;
+    this.producer = null;
+    await this.closeQuietly([
+      ['source task', () => this.task.stop()],
+      [
+        'source task producer',
+        async () => {
+          // A transaction left open by a failure is aborted now rather than at transaction.timeout.ms.
+          if (producer !== null && this.inTransaction) await producer.abortTransaction().catch(() => {});
+          await producer?.close();
+        },
+      ],
       // The task's own reader of the connector's offsets topic, if it has one.
-      await this.offsets.release?.();
-    }
+      ['offset backing store', () => this.offsets.release?.()],
+    ]);
   }
 }
 

@@ -211,14 +211,17 @@ export class WorkerSinkTask extends WorkerTask {
     // poll() returns within POLL_TIMEOUT_MS; nothing to interrupt.
   }
 
+  /**
+   * The task, then its consumer, each on its own (Kafka's WorkerSinkTask.close); the dead letter queue producer is
+   * closed after this with the transformation chain (WorkerTask).
+   */
   protected async close(): Promise<void> {
-    try {
-      await this.task.stop();
-    } finally {
-      await this.consumer?.close();
-      this.consumer = null;
-      await this.d.errors.close();
-    }
+    const consumer = this.consumer;
+    this.consumer = null;
+    await this.closeQuietly([
+      ['sink task', () => this.task.stop()],
+      ['consumer', () => consumer?.close()],
+    ]);
   }
 }
 

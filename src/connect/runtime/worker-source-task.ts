@@ -436,14 +436,15 @@ export class WorkerSourceTask extends WorkerTask {
     this.log.debug(`${this} Finished commitOffsets successfully in ${Date.now() - startedMs} ms`);
   }
 
+  /** Each resource on its own (Kafka's AbstractWorkerSourceTask.close): one that fails does not skip the rest. */
   protected async close(): Promise<void> {
-    try {
-      await this.task.stop();
-    } finally {
-      await this.producer?.close();
-      this.producer = null;
+    const producer = this.producer;
+    this.producer = null;
+    await this.closeQuietly([
+      ['source task', () => this.task.stop()],
+      ['source task producer', () => producer?.close()],
       // The task's own reader of the connector's offsets topic, if it has one.
-      await this.offsets.release?.();
-    }
+      ['offset backing store', () => this.offsets.release?.()],
+    ]);
   }
 }

@@ -91,6 +91,27 @@ export abstract class WorkerTask {
       await this.close().catch((err) =>
         this.taskLog.error(`Task ${this.d.id.connector}-${this.d.id.task} failed to close: ${traceOf(err)}`),
       );
+      // Whatever close() did, as Kafka's WorkerTask.doClose: the chain's transforms and predicates, and the error
+      // handler (its dead letter queue producer).
+      await this.closeQuietly([
+        ['transformation chain', () => this.d.transforms.close()],
+        ['retry operator', () => this.d.errors.close()],
+      ]);
+    }
+  }
+
+  /**
+   * Runs each release step on its own, as Kafka's Utils.closeQuietly does for each of a task's resources: a step
+   * that throws is logged at WARN and the next one still runs, so a producer whose close fails cannot leave the
+   * offsets store's or the dead letter queue's clients open.
+   */
+  protected async closeQuietly(steps: ReadonlyArray<readonly [string, () => unknown]>): Promise<void> {
+    for (const [name, step] of steps) {
+      try {
+        await step();
+      } catch (err) {
+        this.taskLog.warn(`${this} Failed to close ${name}: ${traceOf(err)}`);
+      }
     }
   }
 
