@@ -89,9 +89,31 @@ export abstract class SourceConnector extends Connector {
   canDefineTransactionBoundaries(_props: Record<string, string>): 'SUPPORTED' | 'UNSUPPORTED' {
     return 'UNSUPPORTED';
   }
+
+  /**
+   * KIP-875: called before the runtime writes offsets that `PATCH` or `DELETE /connectors/{name}/offsets` asked for
+   * (a reset gives every stored partition with a null offset), on a connector instance that is not started. Throw to
+   * refuse them (the request fails with the error's message, nothing written); answer true when the connector keeps
+   * no offsets outside the runtime or has changed them too. Kafka's default, false, says offsets kept elsewhere
+   * were not changed, and the response says so.
+   */
+  alterOffsets(_connectorConfig: Record<string, string>, _offsets: SourceOffsets): MaybePromise<boolean> {
+    return false;
+  }
 }
 
-export abstract class SinkConnector extends Connector {}
+/** Source offsets an offsets request writes: each source partition with its new offset, null to remove it. */
+export type SourceOffsets = ReadonlyArray<{ partition: SourcePartition; offset: SourceOffset | null }>;
+
+/** Sink offsets an offsets request writes: the next offset to read per topic partition, null to remove it. */
+export type SinkOffsets = ReadonlyArray<TopicPartition & { offset: number | null }>;
+
+export abstract class SinkConnector extends Connector {
+  /** KIP-875: as SourceConnector.alterOffsets, for the consumer group offsets of the connector's tasks. */
+  alterOffsets(_connectorConfig: Record<string, string>, _offsets: SinkOffsets): MaybePromise<boolean> {
+    return false;
+  }
+}
 
 /** Reads the source offsets the runtime committed for this connector (what a task resumes from). */
 export interface OffsetStorageReader {

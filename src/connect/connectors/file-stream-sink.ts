@@ -41,6 +41,10 @@ export class FileStreamSinkConnector extends SinkConnector {
   config(): ConfigDef {
     return configDef();
   }
+  /** KIP-875, as Kafka's: the consumer group's offsets are all there is, so any are taken as they are. */
+  override alterOffsets(): boolean {
+    return true;
+  }
 }
 
 export class FileStreamSinkTask extends SinkTask {

@@ -6,9 +6,10 @@
 
 import { type FileHandle, open } from 'node:fs/promises';
 import { ConfigDef, nonEmptyString, range } from '../api/config-def.js';
-import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
+import { SourceConnector, type SourceOffsets, SourceTask, type TaskConfig } from '../api/connector.js';
 import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
+import { ConnectException } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 
 const READ_CHUNK_BYTES = 64 * 1024;
@@ -68,6 +69,39 @@ export class FileStreamSourceConnector extends SourceConnector {
   override exactlyOnceSupport(props: Record<string, string>): 'SUPPORTED' | 'UNSUPPORTED' {
     const file = (props.file ?? '').trim();
     return file !== '' ? 'SUPPORTED' : 'UNSUPPORTED';
+  }
+
+  /**
+   * KIP-875, as Kafka's: offsets are refused for stdin (nothing is tracked) and unless each non-null one has a
+   * non-negative integer "position" under a partition with a "filename"; the runtime's offsets are all there is.
+   */
+  override alterOffsets(props: Record<string, string>, offsets: SourceOffsets): boolean {
+    const file = props.file ?? '';
+    if (file === '') {
+      throw new ConnectException(
+        "Offsets cannot be modified if the 'file' configuration is unspecified. This is because stdin is used for input and offsets are not tracked.",
+      );
+    }
+    for (const { partition, offset } of offsets) {
+      // A null offset is always allowed: stray offsets can always be cleaned up.
+      if (offset === null) continue;
+      if (!('position' in offset))
+        throw new ConnectException("Offset objects should either be null or contain the key 'position'");
+      const position = offset.position;
+      if (!(typeof position === 'bigint' || (typeof position === 'number' && Number.isInteger(position)))) {
+        throw new ConnectException(
+          "The value for the 'position' key in the offset is expected to be a Long value",
+        );
+      }
+      if (position < 0) {
+        throw new ConnectException(
+          "The value for the 'position' key in the offset should be a non-negative value",
+        );
+      }
+      if (!('filename' in partition))
+        throw new ConnectException("Partition objects should contain the key 'filename'");
+    }
+    return true;
   }
 }
 

@@ -3,13 +3,20 @@
 // offsets of sink connectors (their consumer group: connect-<name> unless overridden, Worker.sinkGroupId). The
 // standalone and distributed herders add where configs live and where connectors and tasks run.
 
-import type { PartitionResult } from '../../client/admin.js';
+import type { GroupOffset, PartitionResult } from '../../client/admin.js';
 import { KafkaProtocolError } from '../../client/errors.js';
 import { Admin } from '../../client/index.js';
 import type { Logger } from '../../common/logger.js';
 import type { ConfigKey, ConfigValue } from '../api/config-def.js';
-import { type Connector, SinkConnector, type SourceConnector, type TaskConfig } from '../api/connector.js';
-import { RestError } from '../errors.js';
+import {
+  type Connector,
+  SinkConnector,
+  type SinkOffsets,
+  type SourceConnector,
+  type SourceOffsets,
+  type TaskConfig,
+} from '../api/connector.js';
+import { ConnectException, RestError } from '../errors.js';
 import { type ClientKind, clientOverrides } from './client-configs.js';
 import {
   addErrors,
@@ -21,7 +28,7 @@ import {
 import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
 import { CONNECT_LOGGERS, type LoggerLevel, log4jLevel } from './loggers.js';
 import type { PluginDesc } from './plugins.js';
-import type { Status } from './status.js';
+import { type Status, traceOf } from './status.js';
 import type { Worker } from './worker.js';
 
 export abstract class AbstractHerder {
@@ -100,6 +107,37 @@ export abstract class AbstractHerder {
     });
   }
 
+  /**
+   * KIP-875: hands the offsets a request is about to write to a new, unstarted instance of the connector's class
+   * with its resolved config, as Kafka's Worker.modifyConnectorOffsets does before writing them, and answers the
+   * response's message. A ConnectException the connector throws refuses the request with its own message, any
+   * other error with Kafka's "Failed to modify offsets for ..." (both 500, as Kafka's ConnectExceptionMapper
+   * answers a ConnectException); nothing is written then.
+   */
+  protected async connectorAlterOffsets(
+    name: string,
+    config: Record<string, string>,
+    offsets: SourceOffsets | SinkOffsets,
+  ): Promise<boolean> {
+    const desc = this.worker.plugins.connector(config['connector.class'] ?? '');
+    const connector = new desc.ctor() as Connector;
+    const resolved = this.worker.resolvedConfig(config);
+    const type = desc.type === 'sink' ? 'sink' : 'source';
+    try {
+      return connector instanceof SinkConnector
+        ? await connector.alterOffsets(resolved, offsets as SinkOffsets)
+        : await (connector as SourceConnector).alterOffsets(resolved, offsets as SourceOffsets);
+    } catch (err) {
+      this.herderLog.error(`Failed to modify offsets for ${type} connector ${name}: ${traceOf(err)}`);
+      throw new RestError(
+        500,
+        err instanceof ConnectException
+          ? err.message
+          : `Failed to modify offsets for ${type} connector ${name}`,
+      );
+    }
+  }
+
   /** A sink connector's committed offsets: those of its consumer group. */
   protected async sinkOffsets(name: string, config: Record<string, string>): Promise<ConnectorOffset[]> {
     const admin = this.worker.sinkOffsetsAdmin(name, config);
@@ -123,7 +161,7 @@ export abstract class AbstractHerder {
     name: string,
     config: Record<string, string>,
     offsets: ConnectorOffset[] | null,
-  ): Promise<void> {
+  ): Promise<string> {
     const toSet: { topic: string; partition: number; offset: number }[] = [];
     const toDelete: { topic: string; partition: number }[] = [];
     for (const o of offsets ?? []) {
@@ -140,21 +178,41 @@ export abstract class AbstractHerder {
     const admin = this.worker.sinkOffsetsAdmin(name, config);
     const group = this.worker.sinkGroupId(name, config);
     const results: PartitionResult[] = [];
+    let managed: boolean;
     try {
+      // As Kafka's Worker: the partitions a reset removes are listed first, then the connector is asked.
+      let committed: GroupOffset[] = [];
+      try {
+        if (offsets === null) committed = await admin.listConsumerGroupOffsets(group);
+      } catch (err) {
+        this.herderLog.error(
+          `Failed to list offsets prior to resetting offsets for sink connector ${name}: ${err}`,
+        );
+        throw new RestError(
+          500,
+          `Failed to list offsets prior to resetting offsets for sink connector ${name}`,
+        );
+      }
+      const asked: SinkOffsets =
+        offsets === null
+          ? committed.map((o) => ({ topic: o.topic, partition: o.partition, offset: null }))
+          : [...toSet, ...toDelete.map((o) => ({ ...o, offset: null }))];
+      managed = await this.connectorAlterOffsets(name, config, asked);
       if (offsets === null) {
-        const committed = await admin.listConsumerGroupOffsets(group);
         if (committed.length > 0) results.push(...(await admin.deleteConsumerGroupOffsets(group, committed)));
       } else {
         if (toSet.length > 0) results.push(...(await admin.alterConsumerGroupOffsets(group, toSet)));
         if (toDelete.length > 0) results.push(...(await admin.deleteConsumerGroupOffsets(group, toDelete)));
       }
     } catch (err) {
+      if (err instanceof RestError) throw err;
       throw this.sinkOffsetsFailure(name, offsets === null, err);
     } finally {
       await admin.close();
     }
     const failed = results.find((r) => r.error !== null);
     if (failed !== undefined) throw this.sinkOffsetsFailure(name, offsets === null, failed.error);
+    return offsetsModifiedMessage(managed, offsets === null);
   }
 
   /** Kafka's answer (Worker.alterSinkConnectorOffsets, resetSinkConnectorOffsets) when the coordinator refuses. */
@@ -357,6 +415,19 @@ export abstract class AbstractHerder {
       .keys()
       .map((k, i) => keyInfo(k, i));
   }
+}
+
+/**
+ * The success message of an offsets request (Kafka's Worker.completeModifyOffsetsCallback): a connector whose
+ * alterOffsets() answered false may keep offsets elsewhere too, which the response says were not changed.
+ */
+export function offsetsModifiedMessage(connectorAnsweredTrue: boolean, isReset: boolean): string {
+  const done = isReset ? 'reset' : 'altered';
+  if (connectorAnsweredTrue) return `The offsets for this connector have been ${done} successfully`;
+  return (
+    `The Connect framework-managed offsets for this connector have been ${done} successfully. However, if this ` +
+    `connector manages offsets externally, they will need to be manually ${done} in the system that the connector uses.`
+  );
 }
 
 /**

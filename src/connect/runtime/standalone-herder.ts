@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger.js';
 import type { Connector, TaskConfig } from '../api/connector.js';
 import { ConnectException, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
-import { AbstractHerder, stateInfo } from './abstract-herder.js';
+import { AbstractHerder, offsetsModifiedMessage, stateInfo } from './abstract-herder.js';
 import { checkConnectorName } from './connector-config.js';
 import type {
   ConnectorInfo,
@@ -349,16 +349,12 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
           `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`,
         );
       }
-      if (e.type === 'source') {
-        const entries =
-          offsets ?? this.worker.offsets.list(name).map((o) => ({ partition: o.partition, offset: null }));
-        await this.worker.offsets.write(name, entries);
-      } else {
-        await this.alterSinkOffsets(name, e.config, offsets);
-      }
-      return offsets === null
-        ? 'The offsets for this connector have been reset successfully'
-        : 'The offsets for this connector have been altered successfully';
+      if (e.type !== 'source') return this.alterSinkOffsets(name, e.config, offsets);
+      const entries =
+        offsets ?? this.worker.offsets.list(name).map((o) => ({ partition: o.partition, offset: null }));
+      const managed = await this.connectorAlterOffsets(name, e.config, entries);
+      await this.worker.offsets.write(name, entries);
+      return offsetsModifiedMessage(managed, offsets === null);
     });
   }
 

@@ -218,6 +218,11 @@ export class Worker {
     return p['group.id'] !== undefined && p['exactly.once.source.support'] === 'enabled';
   }
 
+  /** A connector config with its config provider variables replaced (what the connector itself is given). */
+  resolvedConfig(connectorConfig: Readonly<Record<string, string>>): Record<string, string> {
+    return this.o.config.transformer.transform(connectorConfig);
+  }
+
   /** The consumer group of a sink connector's tasks (client-configs.ts sinkGroupId), its config resolved. */
   sinkGroupId(name: string, connectorConfig: Readonly<Record<string, string>>): string {
     return sinkGroupId(name, this.o.config.raw, this.o.config.transformer.transform(connectorConfig));

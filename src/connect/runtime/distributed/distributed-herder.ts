@@ -15,7 +15,7 @@ import type { Logger } from '../../../common/logger.js';
 import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
 import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
-import { AbstractHerder, stateInfo } from '../abstract-herder.js';
+import { AbstractHerder, offsetsModifiedMessage, stateInfo } from '../abstract-herder.js';
 import type { ClientKind } from '../client-configs.js';
 import { checkConnectorName } from '../connector-config.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
@@ -1143,16 +1143,13 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`,
       );
     }
-    if (this.typeOf(config) === 'sink') await this.alterSinkOffsets(name, config, offsets);
-    else {
-      const store = await this.worker.sourceOffsetStore(config);
-      await store.refresh?.();
-      const entries = offsets ?? store.list(name).map((o) => ({ partition: o.partition, offset: null }));
-      await store.write(name, entries);
-    }
-    return offsets === null
-      ? 'The offsets for this connector have been reset successfully'
-      : 'The offsets for this connector have been altered successfully';
+    if (this.typeOf(config) === 'sink') return this.alterSinkOffsets(name, config, offsets);
+    const store = await this.worker.sourceOffsetStore(config);
+    await store.refresh?.();
+    const entries = offsets ?? store.list(name).map((o) => ({ partition: o.partition, offset: null }));
+    const managed = await this.connectorAlterOffsets(name, config, entries);
+    await store.write(name, entries);
+    return offsetsModifiedMessage(managed, offsets === null);
   }
 
   /** KIP-976: every worker, this one included, applies the level when it reads the record. */
