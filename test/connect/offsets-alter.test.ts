@@ -194,3 +194,51 @@ test('a sink: alterOffsets sees topic partitions and offsets; answers and refusa
   for (const name of ['plain-sink', 'refusing-sink', 'file-sink'])
     assert.equal((await rest(worker.url, 'DELETE', `/connectors/${name}`)).status, 204);
 });
+
+test("the Mirror connectors' alterOffsets check Kafka's partition and offset forms and answer true", async () => {
+  const clusters = {
+    'source.cluster.alias': 'A',
+    'target.cluster.alias': 'B',
+    'source.cluster.bootstrap.servers': broker.bootstrap,
+    'target.cluster.bootstrap.servers': broker.bootstrap,
+  };
+  await createStopped('mm-heartbeat', { 'connector.class': 'MirrorHeartbeatConnector', ...clusters });
+  const beat = { sourceClusterAlias: 'A', targetClusterAlias: 'B' };
+  const heartbeat = (offset: unknown) =>
+    rest(worker.url, 'PATCH', '/connectors/mm-heartbeat/offsets', { offsets: [{ partition: beat, offset }] });
+  const refused = await heartbeat({ offset: 1 });
+  assert.equal(refused.status, 500, JSON.stringify(refused.body));
+  assert.match(
+    (refused.body as { message: string }).message,
+    /^Source offset \{offset=1\} for source partition \{.*\} has an invalid value 1 for the 'offset' key; the only accepted value is 0$/,
+  );
+  assert.deepEqual(await heartbeat({ offset: 0 }), message(200, ALTERED));
+
+  await createStopped('mm-source', {
+    'connector.class': 'MirrorSourceConnector',
+    topics: 'mm-in',
+    ...clusters,
+  });
+  const source = (partition: unknown, offset: unknown) =>
+    rest(worker.url, 'PATCH', '/connectors/mm-source/offsets', { offsets: [{ partition, offset }] });
+  assert.deepEqual(
+    await source({ cluster: 'A', topic: 'mm-in' }, { offset: 5 }),
+    message(
+      500,
+      "Source partition {cluster=A, topic=mm-in} is missing the 'partition' key, which is required",
+    ),
+  );
+  const negative = await source({ cluster: 'A', topic: 'mm-in', partition: 0 }, { offset: -5 });
+  assert.match(
+    (negative.body as { message: string }).message,
+    /has an invalid value -5 for the 'offset' key, which cannot be negative$/,
+  );
+  assert.deepEqual(
+    await source({ cluster: 'A', topic: 'mm-in', partition: 0 }, { offset: 5 }),
+    message(200, ALTERED),
+  );
+  // A null offset is taken whatever its partition: stray offsets can be removed.
+  assert.deepEqual(await source({ stray: true }, null), message(200, ALTERED));
+  for (const name of ['mm-heartbeat', 'mm-source'])
+    assert.equal((await rest(worker.url, 'DELETE', `/connectors/${name}`)).status, 204);
+});

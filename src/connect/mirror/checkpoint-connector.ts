@@ -10,7 +10,7 @@
 import { Admin } from '../../client/index.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
 import type { ConfigDef, ConfigValue } from '../api/config-def.js';
-import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
+import { SourceConnector, type SourceOffsets, SourceTask, type TaskConfig } from '../api/connector.js';
 import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { KafkaBasedLog } from '../runtime/distributed/kafka-based-log.js';
@@ -21,6 +21,7 @@ import { CheckpointStore, partitionKey } from './checkpoint-store.js';
 import { MIRROR_LOGGERS, mirrorLogger } from './log.js';
 import { MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { OffsetSyncStore } from './offset-syncs.js';
+import { MIRROR_CHECKPOINT_PARTITIONS, validateMirrorOffsets } from './offsets-validation.js';
 import { type Checkpoint, decodeOffsetSync, encodeCheckpointKey, encodeCheckpointValue } from './records.js';
 import { ensureInternalTopic, mirrorConfigDef } from './source-connector.js';
 
@@ -40,6 +41,10 @@ export class MirrorCheckpointConnector extends SourceConnector {
     return BROOK_CONNECT_VERSION;
   }
 
+  /** KIP-875, as Kafka's: the task never reads its offsets back, so they need only fit (offsets-validation.ts). */
+  override alterOffsets(_props: Record<string, string>, offsets: SourceOffsets): boolean {
+    return validateMirrorOffsets(offsets, MIRROR_CHECKPOINT_PARTITIONS);
+  }
   config(): ConfigDef {
     return mirrorConfigDef();
   }

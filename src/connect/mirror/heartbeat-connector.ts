@@ -5,13 +5,14 @@
 
 import { Admin } from '../../client/index.js';
 import type { ConfigDef } from '../api/config-def.js';
-import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
+import { SourceConnector, type SourceOffsets, SourceTask, type TaskConfig } from '../api/connector.js';
 import { SourceRecord } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { InterruptibleSleep } from '../runtime/interruptible-sleep.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { MIRROR_LOGGERS, mirrorLogger } from './log.js';
 import { MirrorConfig } from './mirror-config.js';
+import { MIRROR_HEARTBEAT_PARTITIONS, validateMirrorOffsets } from './offsets-validation.js';
 import { encodeHeartbeatKey, encodeHeartbeatValue } from './records.js';
 import { ensureInternalTopic, mirrorConfigDef } from './source-connector.js';
 
@@ -24,6 +25,10 @@ export class MirrorHeartbeatConnector extends SourceConnector {
     return BROOK_CONNECT_VERSION;
   }
 
+  /** KIP-875, as Kafka's: the task never reads its offsets back, so they need only fit (offsets-validation.ts). */
+  override alterOffsets(_props: Record<string, string>, offsets: SourceOffsets): boolean {
+    return validateMirrorOffsets(offsets, MIRROR_HEARTBEAT_PARTITIONS);
+  }
   config(): ConfigDef {
     return mirrorConfigDef();
   }

@@ -11,7 +11,7 @@
 import { Admin, Consumer, Producer } from '../../client/index.js';
 import { type Logger, silentLogger } from '../../common/logger.js';
 import { ConfigDef } from '../api/config-def.js';
-import { SourceConnector, SourceTask, type TaskConfig } from '../api/connector.js';
+import { SourceConnector, type SourceOffsets, SourceTask, type TaskConfig } from '../api/connector.js';
 import { type ConnectHeader, SourceRecord, type SourceRecordFields } from '../api/records.js';
 import { Schemas } from '../data/schema.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
@@ -19,6 +19,7 @@ import { MIRROR_LOGGERS, mirrorLogger } from './log.js';
 import { mirrorMetrics, type PartitionMetrics } from './metrics.js';
 import { MIRROR_DEFAULTS, MirrorConfig, MirrorFilters } from './mirror-config.js';
 import { SyncDecider } from './offset-syncs.js';
+import { MIRROR_SOURCE_PARTITIONS, validateMirrorOffsets } from './offsets-validation.js';
 import { encodeOffsetSyncKey, encodeOffsetSyncValue } from './records.js';
 import { listSourcePartitions, type SourcePartitions, TopicSync } from './topic-sync.js';
 
@@ -106,6 +107,13 @@ export class MirrorSourceConnector extends SourceConnector {
     return BROOK_CONNECT_VERSION;
   }
 
+  /**
+   * KIP-875, as Kafka's: the source consumer commits no offsets of its own, so the runtime's are all there is and
+   * they need only fit (offsets-validation.ts).
+   */
+  override alterOffsets(_props: Record<string, string>, offsets: SourceOffsets): boolean {
+    return validateMirrorOffsets(offsets, MIRROR_SOURCE_PARTITIONS);
+  }
   config(): ConfigDef {
     return mirrorConfigDef();
   }
