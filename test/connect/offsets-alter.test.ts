@@ -60,6 +60,16 @@ function message(status: number, text: string) {
     : { status, body: { message: text } };
 }
 
+/** The consumer groups of the cluster with that id (none once deleted). */
+async function groupsNamed(groupId: string): Promise<string[]> {
+  const admin = new Admin({ bootstrapServers: broker.bootstrap });
+  try {
+    return (await admin.listGroups()).map((g) => g.groupId).filter((g) => g === groupId);
+  } finally {
+    await admin.close();
+  }
+}
+
 /** What the connector's alterOffsets() was handed, one call a line. */
 function alterCalls(log: string): unknown[] {
   return readFileSync(log, 'utf8')
@@ -163,9 +173,18 @@ test('a sink: alterOffsets sees topic partitions and offsets; answers and refusa
     message(200, MANAGED_RESET),
   );
   assert.deepEqual((await rest(worker.url, 'GET', '/connectors/plain-sink/offsets')).body, { offsets: [] });
+  // As Kafka's resetSinkConnectorOffsets, a reset deletes the connector's consumer group, and a second reset of a
+  // group that is gone is no error.
+  assert.deepEqual(await groupsNamed('connect-plain-sink'), []);
+  assert.deepEqual(
+    await rest(worker.url, 'DELETE', '/connectors/plain-sink/offsets'),
+    message(200, MANAGED_RESET),
+  );
+  // The connector saw the offsets to write, the reset's partitions with null offsets, then none (no group left).
   assert.deepEqual(alterCalls(log), [
     [{ topic, partition: 0, offset: 3 }],
     [{ topic, partition: 0, offset: null }],
+    [],
   ]);
 
   await createStopped('refusing-sink', { ...config, 'alter.offsets': 'connect-error' });

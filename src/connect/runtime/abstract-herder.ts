@@ -3,7 +3,7 @@
 // offsets of sink connectors (their consumer group: connect-<name> unless overridden, Worker.sinkGroupId). The
 // standalone and distributed herders add where configs live and where connectors and tasks run.
 
-import type { GroupOffset, PartitionResult } from '../../client/admin.js';
+import type { GroupOffset } from '../../client/admin.js';
 import { KafkaProtocolError } from '../../client/errors.js';
 import { Admin } from '../../client/index.js';
 import type { Logger } from '../../common/logger.js';
@@ -177,7 +177,7 @@ export abstract class AbstractHerder {
     }
     const admin = this.worker.sinkOffsetsAdmin(name, config);
     const group = this.worker.sinkGroupId(name, config);
-    const results: PartitionResult[] = [];
+    const results: { error: KafkaProtocolError | null }[] = [];
     let managed: boolean;
     try {
       // As Kafka's Worker: the partitions a reset removes are listed first, then the connector is asked.
@@ -199,7 +199,13 @@ export abstract class AbstractHerder {
           : [...toSet, ...toDelete.map((o) => ({ ...o, offset: null }))];
       managed = await this.connectorAlterOffsets(name, config, asked);
       if (offsets === null) {
-        if (committed.length > 0) results.push(...(await admin.deleteConsumerGroupOffsets(group, committed)));
+        // Kafka's resetSinkConnectorOffsets deletes the whole group; one already gone is no error (a reset is
+        // idempotent), and one with members answers NON_EMPTY_GROUP.
+        const [deleted] = await admin.deleteGroups([group]).catch((err: unknown) => {
+          if (err instanceof KafkaProtocolError && err.type === 'GROUP_ID_NOT_FOUND') return [];
+          throw err;
+        });
+        if (deleted !== undefined && deleted.error?.type !== 'GROUP_ID_NOT_FOUND') results.push(deleted);
       } else {
         if (toSet.length > 0) results.push(...(await admin.alterConsumerGroupOffsets(group, toSet)));
         if (toDelete.length > 0) results.push(...(await admin.deleteConsumerGroupOffsets(group, toDelete)));
