@@ -844,7 +844,9 @@ test("/admin/loggers levels filter the worker's lines: a Kafka class's logger at
         worker
           .stderr()
           .slice(from)
-          .includes(`INFO org.apache.kafka.connect.runtime.Worker: Creating task ${name}-0`),
+          .includes(
+            `INFO org.apache.kafka.connect.runtime.Worker: Creating connector ${name} of type FileStreamSink`,
+          ),
       15_000,
       () => worker.stderr().slice(from),
     );

@@ -2,7 +2,8 @@
 // package would be. What their alterOffsets() does is set by the connector's `alter.offsets` key: `default` leaves
 // Kafka's default (false: offsets managed elsewhere too), `true` answers true, `connect-error` throws a
 // ConnectException, `type-error` throws another error. Each call is appended, as JSON, to the file named by
-// `alter.offsets.log` when set, so a test sees what the runtime handed the connector. The tasks do nothing.
+// `alter.offsets.log` when set, so a test sees what the runtime handed the connector. The tasks do nothing, but
+// the source task's first `task.start.failures` starts in this process throw (a failure that a restart mends).
 
 import { appendFileSync } from 'node:fs';
 import {
@@ -43,6 +44,13 @@ function configDef(): ConfigDef {
       documentation: 'What alterOffsets() does',
     })
     .define({
+      name: 'task.start.failures',
+      type: 'STRING',
+      defaultValue: '0',
+      importance: 'LOW',
+      documentation: 'How many starts of the source task fail',
+    })
+    .define({
       name: 'alter.offsets.log',
       type: 'STRING',
       defaultValue: null,
@@ -51,11 +59,19 @@ function configDef(): ConfigDef {
     });
 }
 
+/** Source task starts per task config's `name` in this process. */
+const taskStarts = new Map<string, number>();
+
 export class IdleSourceTask extends SourceTask {
   version(): string {
     return '1.0.0';
   }
-  start(): void {}
+  start(props: Record<string, string>): void {
+    const started = (taskStarts.get(props.name ?? '') ?? 0) + 1;
+    taskStarts.set(props.name ?? '', started);
+    if (started <= Number(props['task.start.failures'] ?? '0'))
+      throw new ConnectException(`start ${started} of the task fails`);
+  }
   async poll(): Promise<SourceRecord[] | null> {
     await new Promise((r) => setTimeout(r, 100));
     return null;

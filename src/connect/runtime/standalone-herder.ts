@@ -117,10 +117,22 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
 
   /** Starts the connector and its tasks as its target state says. */
   private async startup(e: Entry): Promise<void> {
+    if (!(await this.startInstance(e))) return;
+    try {
+      e.taskConfigs = await this.generateEntryTaskConfigs(e);
+    } catch (err) {
+      this.fail(e, err);
+      return;
+    }
+    await this.startTasks(e);
+  }
+
+  /** Starts the connector instance; false when its target state is STOPPED or it failed (its status says so). */
+  private async startInstance(e: Entry): Promise<boolean> {
     if (e.target === 'STOPPED') {
       e.status = { state: 'STOPPED', workerId: this.workerId(), trace: null };
       e.taskConfigs = [];
-      return;
+      return false;
     }
     try {
       e.instance = await this.worker.startConnector(e.config, {
@@ -129,17 +141,37 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
         },
         raiseError: (err) => this.fail(e, err),
       });
-      e.status = {
-        state: e.target === 'PAUSED' ? 'PAUSED' : 'RUNNING',
-        workerId: this.workerId(),
-        trace: null,
-      };
-      e.taskConfigs = await this.generateEntryTaskConfigs(e);
     } catch (err) {
       this.fail(e, err);
-      return;
+      return false;
     }
-    await this.startTasks(e);
+    e.status = {
+      state: e.target === 'PAUSED' ? 'PAUSED' : 'RUNNING',
+      workerId: this.workerId(),
+      trace: null,
+    };
+    return true;
+  }
+
+  /**
+   * Restarts the connector instance alone, as Kafka's StandaloneHerder.restartConnector: its tasks go on (a FAILED
+   * one stays FAILED) unless the task configs the restarted connector generates differ, which restarts them all.
+   */
+  private async restartInstance(e: Entry): Promise<void> {
+    await this.stopInstance(e);
+    if (await this.startInstance(e)) await this.reconfigureTasks(e);
+  }
+
+  private async stopInstance(e: Entry): Promise<void> {
+    const instance = e.instance;
+    e.instance = null;
+    if (instance !== null) {
+      try {
+        await instance.stop();
+      } catch (err) {
+        this.log.error(`Connector ${e.name} failed to stop: ${traceOf(err)}`);
+      }
+    }
   }
 
   private fail(e: Entry, err: unknown): void {
@@ -189,15 +221,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
 
   private async shutdown(e: Entry): Promise<void> {
     await this.stopTasks(e);
-    const instance = e.instance;
-    e.instance = null;
-    if (instance !== null) {
-      try {
-        await instance.stop();
-      } catch (err) {
-        this.log.error(`Connector ${e.name} failed to stop: ${traceOf(err)}`);
-      }
-    }
+    await this.stopInstance(e);
     e.status = { state: 'UNASSIGNED', workerId: this.workerId(), trace: null };
   }
 
@@ -254,10 +278,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   async restartConnector(name: string, request: RestartRequest): Promise<ConnectorStateInfo | null> {
     const e = this.entry(name);
     if (!request.includeTasks && !request.onlyFailed) {
-      await this.serially(e, async () => {
-        await this.shutdown(e);
-        await this.startup(e);
-      });
+      await this.serially(e, () => this.restartInstance(e));
       return null;
     }
     const restartConnector = !request.onlyFailed || e.status.state === 'FAILED';
@@ -273,12 +294,9 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
       tasks.includes(t.id) ? { id: t.id, state: 'RESTARTING', worker_id: t.worker_id } : t,
     );
     // The answer describes the plan; the restart itself runs after it (202 Accepted, as Kafka does).
+    // As Kafka's restartConnectorAndTasks: the connector instance if planned, then the planned tasks only.
     this.serially(e, async () => {
-      if (restartConnector) {
-        await this.shutdown(e);
-        await this.startup(e);
-        return;
-      }
+      if (restartConnector) await this.restartInstance(e);
       for (const t of tasks) await this.restartOneTask(e, t);
     }).catch((err) => this.fail(e, err));
     return plan;
