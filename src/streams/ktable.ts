@@ -383,6 +383,35 @@ export class KGroupedStream<K, V> {
     /** @internal */ readonly repartitionName: string | null,
   ) {}
 
+  /** The source of the repartition this grouping's aggregations share, once the first one wrote it. */
+  private sharedRepartitionSource: string | null = null;
+
+  /**
+   * @internal The node an aggregation of this grouping (plain, windowed or session) reads from: the grouped
+   * node itself, or the source of a repartition after a key change. As Kafka's GroupedStreamAggregateBuilder, with
+   * a Grouped name all the aggregations of one grouped stream read one `<name>-repartition` (a later one still
+   * consumes the repartition's three generated names, as Kafka does); without one each writes its own
+   * `<store>-repartition`.
+   */
+  aggregationSource(storeName: string, keySerde: Serde<unknown> | null): string {
+    if (!this.repartitionRequired) return this.nodeName;
+    const b = this.builder;
+    if (this.sharedRepartitionSource !== null) {
+      for (const prefix of ['KSTREAM-SINK-', 'KSTREAM-FILTER-', 'KSTREAM-SOURCE-'])
+        b.newProcessorName(prefix);
+      return this.sharedRepartitionSource;
+    }
+    const source = repartitionThrough(
+      b,
+      this.nodeName,
+      this.repartitionName ?? storeName,
+      keySerde,
+      this.valueSerde as Serde<unknown> | null,
+    );
+    if (this.repartitionName !== null) this.sharedRepartitionSource = source;
+    return source;
+  }
+
   /** Aggregates per key and time window (tumbling or hopping, with a grace period for late records). */
   windowedBy(windows: TimeWindows): TimeWindowedKStream<K, V>;
   windowedBy(windows: SessionWindows): SessionWindowedKStream<K, V>;
@@ -438,15 +467,7 @@ export class KGroupedStream<K, V> {
     const storeName = m.storeName ?? b.newStoreName(prefix);
     const name = b.nameOr(named, prefix);
     const keySerde = m.keySerde ?? this.keySerde;
-    let parent = this.nodeName;
-    if (this.repartitionRequired)
-      parent = repartitionThrough(
-        b,
-        this.nodeName,
-        this.repartitionName ?? storeName,
-        keySerde,
-        this.valueSerde,
-      );
+    const parent = this.aggregationSource(storeName, keySerde as Serde<unknown> | null);
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
     if (m.loggingEnabled) store.withLoggingEnabled(m.logConfig);
     else store.withLoggingDisabled();

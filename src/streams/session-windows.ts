@@ -7,7 +7,7 @@
 
 import { Materialized, type Named } from './dsl-options.js';
 import type { Aggregator, Initializer, KGroupedStream, Reducer } from './ktable.js';
-import { KTable, repartitionThrough } from './ktable.js';
+import { KTable } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
 import { CachingSessionStore } from './state/caching-session-store.js';
@@ -114,15 +114,7 @@ export class SessionWindowedKStream<K, V> {
     const storeName = m.storeName ?? b.newStoreName(prefix);
     const name = b.nameOr(named, prefix);
     const keySerde = m.keySerde ?? g.keySerde;
-    let parent = g.nodeName;
-    if (g.repartitionRequired)
-      parent = repartitionThrough(
-        b,
-        g.nodeName,
-        g.repartitionName ?? storeName,
-        keySerde as Serde<unknown> | null,
-        g.valueSerde as Serde<unknown> | null,
-      );
+    const parent = g.aggregationSource(storeName, keySerde as Serde<unknown> | null);
     const w = this.windows;
     const retentionMs = storeRetentionMs(
       storeName,

@@ -7,14 +7,7 @@
 // window store (state/window-store.ts) whose changelog is compacted and deleted after the store's retention.
 
 import { Materialized, type Named } from './dsl-options.js';
-import {
-  type Aggregator,
-  type Initializer,
-  type KGroupedStream,
-  KTable,
-  type Reducer,
-  repartitionThrough,
-} from './ktable.js';
+import { type Aggregator, type Initializer, type KGroupedStream, KTable, type Reducer } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
 import { SlidingWindows, slidingAggregateSupplier } from './sliding-windows.js';
@@ -188,15 +181,7 @@ export class TimeWindowedKStream<K, V> {
     const storeName = m.storeName ?? b.newStoreName(prefix);
     const name = b.nameOr(named, prefix);
     const keySerde = m.keySerde ?? g.keySerde;
-    let parent = g.nodeName;
-    if (g.repartitionRequired)
-      parent = repartitionThrough(
-        b,
-        g.nodeName,
-        g.repartitionName ?? storeName,
-        keySerde as Serde<unknown> | null,
-        g.valueSerde as Serde<unknown> | null,
-      );
+    const parent = g.aggregationSource(storeName, keySerde as Serde<unknown> | null);
     const w = this.windows;
     const sliding = w instanceof SlidingWindows;
     const sizeMs = sliding ? w.timeDifferenceMs : w.sizeMs;
