@@ -26,6 +26,12 @@ import { seeded, stateDir, TopicFollower } from './streams-helpers.js';
 const S = Serdes.String();
 const PARTITIONS = 2;
 const WINDOW_MS = 50;
+/**
+ * The timestamps below are up to 2 s out of order; a grace that long keeps every partner readable in the window
+ * stores (reads see nothing older than stream time - retention, retention = window + grace), so the reference is
+ * all pairs within the window.
+ */
+const GRACE_MS = 2000;
 
 function topology() {
   const builder = new StreamsBuilder();
@@ -35,7 +41,7 @@ function topology() {
     .join(
       clicks,
       (i, c) => `${i}/${c}`,
-      JoinWindows.ofTimeDifferenceWithNoGrace(WINDOW_MS),
+      JoinWindows.ofTimeDifferenceAndGrace(WINDOW_MS, GRACE_MS),
       StreamJoined.with(S, S, S).withStoreName('ad-join'),
     )
     .to('ad-joined', Produced.with(S, S));
@@ -204,7 +210,7 @@ describe('joins through a broker', () => {
       assert.equal(config!.error, null);
       const values = new Map(config!.configs.map((c) => [c.name, c.value]));
       assert.equal(values.get('cleanup.policy'), 'delete');
-      assert.equal(values.get('retention.ms'), String(2 * WINDOW_MS + 86_400_000));
+      assert.equal(values.get('retention.ms'), String(2 * WINDOW_MS + GRACE_MS + 86_400_000));
       const [repartition] = await admin.describeTopics(['joins-signups-by-user-repartition']);
       assert.equal(repartition!.partitions.length, 3);
       const globalStore = [...topology().stores.keys()].find((n) => n.startsWith('regions-'))!;

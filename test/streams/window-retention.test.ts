@@ -70,16 +70,21 @@ describe('window store retention', () => {
       const streamTimeMs = 39 * MINUTE_MS + KEYS - 1;
       const store = driver.getTimestampedWindowStore<string, number>('per-minute')!;
       // Retention is size + grace = 60 s in segments of 60 s (retention / 2, at least a minute): the oldest
-      // live segment holds streamTime - retention (minute 38), so only the windows of minutes 38 and 39 are left.
+      // live segment holds streamTime - retention (minute 38), so only the windows of minutes 38 and 39 are left,
+      // and of them reads see only those from streamTime - retention + 1 on (Kafka 3.4+, KAFKA-12960): minute 39's.
       assert.equal(store.fetch('key-3', 0), null, 'the first window has expired');
       assert.equal(store.fetch('key-3', 30 * MINUTE_MS), null);
-      assert.equal(store.fetch('key-3', 38 * MINUTE_MS)?.value, 1);
+      assert.equal(
+        store.fetch('key-3', 38 * MINUTE_MS),
+        null,
+        'kept in a live segment, but older than retention',
+      );
       assert.equal(store.fetch('key-3', 39 * MINUTE_MS)?.value, 1);
       const all = store.all();
-      assert.equal(all.length, 2 * KEYS);
+      assert.equal(all.length, KEYS);
       for (const w of all)
         assert.ok(
-          w.windowStartMs >= 38 * MINUTE_MS && w.windowStartMs <= streamTimeMs,
+          w.windowStartMs > streamTimeMs - MINUTE_MS && w.windowStartMs <= streamTimeMs,
           `window ${w.windowStartMs}`,
         );
       assert.deepEqual(readdirSync(storeDir).sort(), ['per-minute.2280000', 'per-minute.2340000']);
@@ -111,10 +116,11 @@ describe('window store retention', () => {
       const input = driver.createInputTopic('clicks', S, S);
       for (let minute = 0; minute < 20; minute++) input.pipeInput('a', 'x', minute * MINUTE_MS);
       const store = driver.getTimestampedWindowStore<string, number>('long')!;
-      // Stream time 19 min, retention 10 min in segments of 5 min: the segment holding 9 min and later live.
+      // Stream time 19 min, retention 10 min in segments of 5 min: the segment holding 9 min and later live
+      // (windows 5 to 19 kept), and reads see the windows from 19 - 10 min + 1 ms on.
       assert.deepEqual(
         store.fetchRange('a', 0, 20 * MINUTE_MS).map((w) => w.windowStartMs / MINUTE_MS),
-        [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
+        [10, 11, 12, 13, 14, 15, 16, 17, 18, 19],
       );
     } finally {
       driver.close();
@@ -198,10 +204,12 @@ describe('window store retention', () => {
       // Stream time 10 min: the segment holding 10 - 4 = 6 min (3: 6..8 min) is the oldest live one.
       assert.deepEqual(first.segmentIds(), [3, 4, 5]);
       assert.equal(first.get(key('a', 5 * MINUTE_MS)), null);
-      assert.deepEqual(first.get(key('a', 6 * MINUTE_MS)), Buffer.from([6]));
+      // 6 min is kept in a live segment but not read: reads start at streamTime - retention + 1 (KAFKA-12960).
+      assert.equal(first.get(key('a', 6 * MINUTE_MS)), null);
+      assert.deepEqual(first.get(key('a', 7 * MINUTE_MS)), Buffer.from([7]));
       assert.deepEqual(
         first.range(null, null).map((e) => e.value[0]),
-        [6, 7, 8, 9, 10],
+        [7, 8, 9, 10],
       );
       // A late write older than the retention (as a restored changelog record would be) is dropped.
       first.put(key('b', 2 * MINUTE_MS), Buffer.from([1]));
@@ -219,9 +227,10 @@ describe('window store retention', () => {
       try {
         assert.equal(again.reopened, true);
         assert.deepEqual(again.segmentIds(), [4, 5, 6]);
+        // Kept: 8 min on; read: after its stream time (12 min, below) minus the retention.
         assert.deepEqual(
           again.range(null, null).map((e) => e.value[0]),
-          [8, 9, 10, 13],
+          [9, 10, 13],
         );
         // Its stream time starts at its newest segment's start (12 min): 8 min's segment is still the oldest.
         again.put(key('c', 7 * MINUTE_MS), Buffer.from([7]));

@@ -8,8 +8,9 @@
 // Retention follows the store's own stream time, the largest timestamp ever put (restoration included), as in
 // Kafka's AbstractRocksDBSegmentedBytesStore: the oldest live segment is the one holding streamTime - retention;
 // each write removes the segments before it, and a write into one of them is dropped (Kafka's "Skipping record
-// for expired segment"). Entries of the oldest live segment may be older than the retention: like Kafka, reads
-// still see them until their segment goes (a stream-stream join's late record still finds its partners).
+// for expired segment"). Entries of the oldest live segment may be older than the retention: reads skip them, as
+// Kafka's do since 3.4 (KAFKA-12960: get and fetch start at streamTime - retention + 1), so a stream-stream join's
+// late record finds no partner older than the retention, though its segment is still there.
 
 import assert from 'node:assert/strict';
 import type { BytesEntry, BytesKeyValueStore } from './bytes-store.js';
@@ -78,7 +79,14 @@ export class SegmentedBytesStore implements BytesKeyValueStore {
   }
 
   get(key: Buffer): Buffer | null {
-    return this.segments.get(this.segmentId(this.o.timestampOf(key)))?.get(key) ?? null;
+    const timestampMs = this.o.timestampOf(key);
+    if (this.expired(timestampMs)) return null;
+    return this.segments.get(this.segmentId(timestampMs))?.get(key) ?? null;
+  }
+
+  /** Older than the retention: kept until its segment goes, but no longer read (Kafka's getActualFrom). */
+  private expired(timestampMs: number): boolean {
+    return this.streamTimeMs >= 0 && timestampMs < this.streamTimeMs - this.o.retentionMs + 1;
   }
 
   put(key: Buffer, value: Buffer | null): void {
@@ -111,7 +119,8 @@ export class SegmentedBytesStore implements BytesKeyValueStore {
 
   range(from: Buffer | null, to: Buffer | null): BytesEntry[] {
     const out: BytesEntry[] = [];
-    for (const segment of this.segments.values()) for (const e of segment.range(from, to)) out.push(e);
+    for (const segment of this.segments.values())
+      for (const e of segment.range(from, to)) if (!this.expired(this.o.timestampOf(e.key))) out.push(e);
     // The key comes first in every layout, so one key's entries sit in several segments: merge them.
     return this.segments.size > 1 ? out.sort((a, b) => Buffer.compare(a.key, b.key)) : out;
   }
