@@ -4,6 +4,7 @@
 // application written the same way. It also keeps what merge.repartition.topics needs to know of the graph
 // (`merge-repartitions.ts`): which nodes change keys or values, the merge nodes, and each repartition written.
 
+import type { ProcessorSupplier } from './processor.js';
 import type { Serde } from './serdes.js';
 import { Topology } from './topology.js';
 
@@ -20,6 +21,21 @@ export interface RepartitionSite {
   optimizable: boolean;
 }
 
+/** One stream-stream join's nodes and stores, for single.store.self.join (`self-join.ts`). */
+export interface StreamJoinSite {
+  thisWindowed: string;
+  otherWindowed: string;
+  thisJoin: string;
+  otherJoin: string;
+  merge: string;
+  thisStore: string;
+  otherStore: string;
+  /** The outer join's store of records waiting for a partner (left and outer joins). */
+  sharedStore: string | null;
+  /** The processor of the join rewritten as a self-join (Kafka's KStreamKStreamSelfJoin), on the this store. */
+  selfJoin: ProcessorSupplier<unknown, unknown, unknown, unknown>;
+}
+
 export class InternalBuilder {
   readonly topology = new Topology();
   /** Kafka's key-changing operations (selectKey, map, flatMap, groupBy's key selection), in order. */
@@ -29,6 +45,7 @@ export class InternalBuilder {
   /** KStream.merge nodes, in order. */
   readonly mergeNodes: string[] = [];
   readonly repartitions: RepartitionSite[] = [];
+  readonly streamJoins: StreamJoinSite[] = [];
   private index = 0;
 
   newProcessorName(prefix: string): string {

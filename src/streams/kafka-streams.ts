@@ -228,13 +228,6 @@ export class KafkaStreams {
     this.config = withProcessId(this.config, this.processId);
     let layout: TopicLayout;
     for (const warning of this.config.clients.warnings) this.logger(warning);
-    // StreamsBuilder.build(props) applies reuse.ktable.source.topics and merge.repartition.topics; the self-join
-    // one is not built (README).
-    if (this.config.topologyOptimizations.includes('single.store.self.join'))
-      this.logger(
-        'topology.optimization asks for single.store.self.join: Brook does not apply it, the topology runs ' +
-          'without (a self-join keeps two stores); state an application kept under Kafka with it is not found',
-      );
     const admin = new Admin({
       ...this.config.clients.admin,
       bootstrapServers: this.config.bootstrapServers,

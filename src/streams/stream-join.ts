@@ -18,7 +18,7 @@ import type { StreamJoined } from './dsl-options.js';
 import type { JoinWindows } from './join-windows.js';
 import { KStream } from './kstream.js';
 import { repartitionThrough } from './ktable.js';
-import type { Processor, ProcessorContext, Record } from './processor.js';
+import type { Processor, ProcessorContext, ProcessorSupplier, Record } from './processor.js';
 import { type Serde, SerializationError } from './serdes.js';
 import type { PlainKeyValueStore } from './state/store-stack.js';
 import { StoreBuilder } from './state/stores.js';
@@ -182,8 +182,9 @@ export function streamStreamJoin<K, V, VO, VR>(
     name === null ? b.newProcessorName('KSTREAM-WINDOWED-') : `${name}-other-windowed`;
   const thisGenerated = b.newProcessorName(rightOuter ? 'KSTREAM-OUTERTHIS-' : 'KSTREAM-JOINTHIS-');
   const otherGenerated = b.newProcessorName(leftOuter ? 'KSTREAM-OUTEROTHER-' : 'KSTREAM-JOINOTHER-');
-  const thisName = name === null ? thisGenerated : `${name}-join-this`;
-  const otherName = name === null ? otherGenerated : `${name}-join-other`;
+  const thisName = name === null ? thisGenerated : `${name}${rightOuter ? '-outer-this-join' : '-this-join'}`;
+  const otherName =
+    name === null ? otherGenerated : `${name}${leftOuter ? '-outer-other-join' : '-other-join'}`;
   const mergeName = name === null ? b.newProcessorName('KSTREAM-MERGE-') : `${name}-merge`;
 
   const base = joined?.storeName ?? null;
@@ -242,6 +243,21 @@ export function streamStreamJoin<K, V, VO, VR>(
     t.addStateStore(shared, thisName, otherName);
   }
   t.markCopartitioned(thisName);
+  b.streamJoins.push({
+    thisWindowed: thisWindowedName,
+    otherWindowed: otherWindowedName,
+    thisJoin: thisName,
+    otherJoin: otherName,
+    merge: mergeName,
+    thisStore: thisStoreName,
+    otherStore: otherStoreName,
+    sharedStore: sharedStoreName,
+    selfJoin: selfJoinSupplier<K, V, VR>(
+      thisStoreName,
+      windows,
+      joiner as unknown as StreamJoiner<K, V, V, VR>,
+    ) as ProcessorSupplier<unknown, unknown, unknown, unknown>,
+  });
   return new KStream<K, VR>(b, mergeName, keySerde, null, false);
 }
 
@@ -257,7 +273,10 @@ const passThrough = (): Processor<unknown, unknown, unknown, unknown> => {
   };
 };
 
-/** Keeps each record of its side in the side's window store, then passes it on (Kafka's KStreamJoinWindow). */
+/**
+ * Passes each record of its side on, then keeps it in the side's window store (Kafka's KStreamJoinWindow, in its
+ * order: a self-join's processor, below this node, must not find the record itself in the store).
+ */
 function windowedSupplier<K, V>(storeName: string) {
   return (): Processor<K, V, K, V> => {
     let context: ProcessorContext<K, V>;
@@ -268,9 +287,9 @@ function windowedSupplier<K, V>(storeName: string) {
         store = c.getStateStore<DuplicatesWindowStore<K, V>>(storeName);
       },
       process(r) {
+        context.forward(r);
         if (r.key !== null && r.key !== undefined && r.value !== null && r.value !== undefined)
           store.put(r.key, r.value, r.timestamp);
-        context.forward(r);
       },
     };
   };
@@ -385,6 +404,51 @@ function joinSideSupplier<K, V, VO, VR>(o: SideOptions<K, V, VO, VR>) {
       },
       close() {
         o.times.remove(context.taskId);
+      },
+    };
+  };
+}
+
+/**
+ * The join of a stream with itself on one store (Kafka's KStreamKStreamSelfJoin, single.store.self.join): the
+ * record (not yet in the store, see windowedSupplier) joins the stored ones it would meet as the left side, then
+ * those it would meet as the right side, and itself, in the order the two-store inner join emits them: its join with
+ * itself goes before the first right-side partner later than it. Its own join is emitted only while the record is
+ * within the store's retention of the processor's stream time, as Kafka's. Records with a null key or value are
+ * dropped.
+ */
+function selfJoinSupplier<K, V, VR>(storeName: string, w: JoinWindows, joiner: StreamJoiner<K, V, V, VR>) {
+  const retentionMs = w.size() + w.graceMs;
+  return (): Processor<K, V, K, VR> => {
+    let context: ProcessorContext<K, VR>;
+    let store: DuplicatesWindowStore<K, V>;
+    let streamTimeMs = -1;
+    return {
+      init(c) {
+        context = c;
+        store = c.getStateStore<DuplicatesWindowStore<K, V>>(storeName);
+      },
+      process(r) {
+        if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
+        const ts = r.timestamp;
+        const self = r.withValue(joiner(r.value, r.value, r.key));
+        streamTimeMs = Math.max(streamTimeMs, ts);
+        const emitSelf = ts > streamTimeMs - retentionMs + 1;
+        for (const m of store.fetch(r.key, Math.max(0, ts - w.beforeMs), Math.max(0, ts + w.afterMs)))
+          context.forward(
+            r.withValue(joiner(r.value, m.value, r.key)).withTimestamp(Math.max(ts, m.timestamp)),
+          );
+        let selfEmitted = false;
+        for (const m of store.fetch(r.key, Math.max(0, ts - w.afterMs), Math.max(0, ts + w.beforeMs))) {
+          if (ts < m.timestamp && !selfEmitted && emitSelf) {
+            selfEmitted = true;
+            context.forward(self);
+          }
+          context.forward(
+            r.withValue(joiner(m.value, r.value, r.key)).withTimestamp(Math.max(ts, m.timestamp)),
+          );
+        }
+        if (!selfEmitted && emitSelf) context.forward(self);
       },
     };
   };

@@ -8,6 +8,7 @@ import { InternalBuilder } from './internal-builder.js';
 import { KStream } from './kstream.js';
 import { type KTable, sourceTable, tableSourceSupplier } from './ktable.js';
 import { mergeRepartitionTopics } from './merge-repartitions.js';
+import { rewriteSelfJoins } from './self-join.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder } from './state/stores.js';
 import type { Topology } from './topology.js';
@@ -16,6 +17,7 @@ export class StreamsBuilder {
   private readonly internal = new InternalBuilder();
   /** The stores of builder.table() with their topics (Kafka's tableSourceNodes), for reuse.ktable.source.topics. */
   private readonly tableSources: { store: StoreBuilder; topic: string }[] = [];
+  private selfJoinsRewritten = false;
   private repartitionsMerged = false;
 
   stream<K, V>(topics: string | string[], consumed?: Consumed<K, V>): KStream<K, V> {
@@ -103,9 +105,9 @@ export class StreamsBuilder {
 
   /**
    * The topology. As Kafka's build(props), applies the topology.optimization the properties ask for (an invalid
-   * value is refused); build() without them applies none, whatever the KafkaStreams properties say. Of Kafka's
-   * optimizations, reuse.ktable.source.topics and merge.repartition.topics are applied, in Kafka's order;
-   * single.store.self.join is not (README).
+   * value is refused); build() without them applies none, whatever the KafkaStreams properties say. Kafka's
+   * three optimizations are applied in its order: reuse.ktable.source.topics, merge.repartition.topics,
+   * single.store.self.join.
    */
   build(props?: Readonly<Record<string, unknown>>): Topology {
     const optimizations = props === undefined ? [] : topologyOptimizations(props);
@@ -113,6 +115,10 @@ export class StreamsBuilder {
     if (optimizations.includes('merge.repartition.topics') && !this.repartitionsMerged) {
       this.repartitionsMerged = true;
       mergeRepartitionTopics(this.internal);
+    }
+    if (optimizations.includes('single.store.self.join') && !this.selfJoinsRewritten) {
+      this.selfJoinsRewritten = true;
+      rewriteSelfJoins(this.internal);
     }
     return this.internal.topology;
   }
