@@ -94,6 +94,38 @@ describe('stream-stream joins', () => {
     assert.equal(store.window?.retentionMs, 20);
   });
 
+  it("StreamJoined.withName names the join's processors as Kafka does (StreamsBuilderTest)", () => {
+    const names = (kind: Kind) =>
+      [
+        ...streamStream(
+          kind,
+          JoinWindows.ofTimeDifferenceWithNoGrace(10),
+          StreamJoined.as<string, string, string>('op').withName('op'),
+        ).nodes.keys(),
+      ].filter((n) => n.startsWith('op-'));
+    assert.deepEqual(names('join'), [
+      'op-this-windowed',
+      'op-other-windowed',
+      'op-this-join',
+      'op-other-join',
+      'op-merge',
+    ]);
+    assert.deepEqual(names('leftJoin'), [
+      'op-this-windowed',
+      'op-other-windowed',
+      'op-this-join',
+      'op-outer-other-join',
+      'op-merge',
+    ]);
+    assert.deepEqual(names('outerJoin'), [
+      'op-this-windowed',
+      'op-other-windowed',
+      'op-outer-this-join',
+      'op-outer-other-join',
+      'op-merge',
+    ]);
+  });
+
   it('an inner join pairs the records of a key within the window, each pair once, at the later timestamp', () => {
     const driver = new TopologyTestDriver(streamStream('join', JoinWindows.ofTimeDifferenceWithNoGrace(10)));
     try {
