@@ -373,6 +373,18 @@ export class KTable<K, V> {
   }
 }
 
+/**
+ * Kafka's count(Materialized) of a grouped stream, and of time and session windows, takes a store name of the
+ * counter before its own when the Materialized names no store ("we used to burn a topology name here"); count()
+ * without one does not. Later generated names, the store's and its changelog's among them, follow Kafka's.
+ */
+export function burnCountName(
+  b: InternalBuilder,
+  materialized: Materialized<unknown, number> | undefined,
+): void {
+  if (materialized !== undefined && materialized.storeName === null) b.newStoreName('KSTREAM-AGGREGATE-');
+}
+
 export class KGroupedStream<K, V> {
   constructor(
     /** @internal */ readonly builder: InternalBuilder,
@@ -424,6 +436,7 @@ export class KGroupedStream<K, V> {
   }
 
   count(materialized?: Materialized<K, number>, named?: Named): KTable<K, number> {
+    burnCountName(this.builder, materialized);
     const m = materialized ?? Materialized.with<K, number>(this.keySerde as Serde<K>, Serdes.Long());
     return this.build<number>(
       'KSTREAM-AGGREGATE-',

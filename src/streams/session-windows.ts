@@ -7,7 +7,7 @@
 
 import { Materialized, type Named } from './dsl-options.js';
 import type { Aggregator, Initializer, KGroupedStream, Reducer } from './ktable.js';
-import { KTable } from './ktable.js';
+import { burnCountName, KTable } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
 import { CachingSessionStore } from './state/caching-session-store.js';
@@ -59,6 +59,7 @@ export class SessionWindowedKStream<K, V> {
   ) {}
 
   count(materialized?: Materialized<K, number>, named?: Named): KTable<Windowed<K>, number> {
+    burnCountName(this.grouped.builder, materialized);
     const m = materialized ?? Materialized.with<K, number>(this.grouped.keySerde as Serde<K>, Serdes.Long());
     return this.build<number>(
       m.valueSerde === null ? m.withValueSerde(Serdes.Long()) : m,

@@ -7,7 +7,14 @@
 // window store (state/window-store.ts) whose changelog is compacted and deleted after the store's retention.
 
 import { Materialized, type Named } from './dsl-options.js';
-import { type Aggregator, type Initializer, type KGroupedStream, KTable, type Reducer } from './ktable.js';
+import {
+  type Aggregator,
+  burnCountName,
+  type Initializer,
+  type KGroupedStream,
+  KTable,
+  type Reducer,
+} from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
 import { SlidingWindows, slidingAggregateSupplier } from './sliding-windows.js';
@@ -137,6 +144,8 @@ export class TimeWindowedKStream<K, V> {
   ) {}
 
   count(materialized?: Materialized<K, number>, named?: Named): KTable<Windowed<K>, number> {
+    // Kafka's TimeWindowedKStreamImpl takes the extra name, its SlidingWindowedKStreamImpl does not.
+    if (!(this.windows instanceof SlidingWindows)) burnCountName(this.grouped.builder, materialized);
     const m = materialized ?? Materialized.with<K, number>(this.grouped.keySerde as Serde<K>, Serdes.Long());
     return this.build<number>(
       m.valueSerde === null ? m.withValueSerde(Serdes.Long()) : m,
