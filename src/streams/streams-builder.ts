@@ -3,6 +3,7 @@
 
 import { topologyOptimizations } from './config.js';
 import { type Consumed, Materialized } from './dsl-options.js';
+import { TopologyError } from './errors.js';
 import { GlobalKTable } from './global-ktable.js';
 import { InternalBuilder } from './internal-builder.js';
 import { KStream } from './kstream.js';
@@ -19,10 +20,22 @@ export class StreamsBuilder {
   private readonly tableSources: { store: StoreBuilder; topic: string }[] = [];
   private selfJoinsRewritten = false;
   private repartitionsMerged = false;
+  /** The source nodes made by stream(), which later stream()s of the same topics share. */
+  private readonly streamSources = new Set<string>();
 
   stream<K, V>(topics: string | string[], consumed?: Consumed<K, V>): KStream<K, V> {
     const list = typeof topics === 'string' ? [topics] : topics;
     const name = consumed?.processorName ?? this.internal.newProcessorName('KSTREAM-SOURCE-');
+    const existing = this.streamSourceOf(list);
+    if (existing !== null)
+      return new KStream<K, V>(
+        this.internal,
+        existing,
+        consumed?.keySerde ?? null,
+        consumed?.valueSerde ?? null,
+        false,
+      );
+    this.streamSources.add(name);
     this.internal.topology.addSource(
       {
         name,
@@ -39,6 +52,26 @@ export class StreamsBuilder {
       consumed?.valueSerde ?? null,
       false,
     );
+  }
+
+  /**
+   * The source of an earlier stream() of the same topics, which a new stream() of them shares: Kafka's
+   * InternalStreamsBuilder.mergeDuplicateSourceNodes merges such sources into the first one (its deserializers
+   * read the records; the later one's name is still taken from the counter). Overlapping but not equal topics are
+   * refused with Kafka's message; a topic of a table or global table goes on to addSource's check.
+   */
+  private streamSourceOf(topics: string[]): string | null {
+    const topology = this.internal.topology;
+    for (const topic of topics) {
+      const source = topology.sourceNodeOfTopic(topic);
+      if (source === undefined || !this.streamSources.has(source.name)) continue;
+      const same =
+        source.topics.length === new Set(topics).size && topics.every((t) => source.topics.includes(t));
+      if (!same)
+        throw new TopologyError('Two source nodes are subscribed to overlapping but not equal input topics');
+      return source.name;
+    }
+    return null;
   }
 
   /** A table of a topic's latest value per key, materialized in a store (logged to its changelog). */
