@@ -177,15 +177,19 @@ export function streamStreamJoin<K, V, VO, VR>(
       keySerde as Serde<unknown> | null,
       otherValueSerde as Serde<unknown> | null,
     );
-  const thisWindowedName = name === null ? b.newProcessorName('KSTREAM-WINDOWED-') : `${name}-this-windowed`;
-  const otherWindowedName =
-    name === null ? b.newProcessorName('KSTREAM-WINDOWED-') : `${name}-other-windowed`;
+  // Kafka's NamedInternal.suffixWithOrElseGet: a StreamJoined name still takes the generated name's number.
+  const named = (suffix: string, prefix: string) => {
+    const generated = b.newProcessorName(prefix);
+    return name === null ? generated : `${name}${suffix}`;
+  };
+  const thisWindowedName = named('-this-windowed', 'KSTREAM-WINDOWED-');
+  const otherWindowedName = named('-other-windowed', 'KSTREAM-WINDOWED-');
   const thisGenerated = b.newProcessorName(rightOuter ? 'KSTREAM-OUTERTHIS-' : 'KSTREAM-JOINTHIS-');
   const otherGenerated = b.newProcessorName(leftOuter ? 'KSTREAM-OUTEROTHER-' : 'KSTREAM-JOINOTHER-');
   const thisName = name === null ? thisGenerated : `${name}${rightOuter ? '-outer-this-join' : '-this-join'}`;
   const otherName =
     name === null ? otherGenerated : `${name}${leftOuter ? '-outer-other-join' : '-other-join'}`;
-  const mergeName = name === null ? b.newProcessorName('KSTREAM-MERGE-') : `${name}-merge`;
+  const mergeName = named('-merge', 'KSTREAM-MERGE-');
 
   const base = joined?.storeName ?? null;
   const thisStoreName = `${base === null ? thisGenerated : base + (rightOuter ? '-outer-this-join' : '-this-join')}-store`;
