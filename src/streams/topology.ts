@@ -125,7 +125,7 @@ export class Topology {
     for (const t of topics) {
       const other = this.topicToSource.get(t);
       if (other !== undefined)
-        throw new TopologyError(`Topic ${t} has already been registered by source ${other}`);
+        throw new TopologyError(`Topic ${t} has already been registered by another source.`);
       this.topicToSource.set(t, o.name);
     }
     this.add({

@@ -52,6 +52,14 @@ describe('stream() of topics another stream() reads', () => {
         e instanceof TopologyError &&
         e.message === 'Two source nodes are subscribed to overlapping but not equal input topics',
     );
+    // A table of a stream's topic is not merged: Kafka's InternalTopologyBuilder refuses the second source.
+    const table = new StreamsBuilder();
+    table.stream('in');
+    assert.throws(
+      () => table.table('in'),
+      (e: unknown) =>
+        e instanceof TopologyError && e.message === 'Topic in has already been registered by another source.',
+    );
     // Two streams of one topic joined: one store under single.store.self.join.
     const joined = new StreamsBuilder();
     joined
