@@ -202,7 +202,9 @@ export class KGroupedTable<K, V> {
     const topic = `${this.repartitionName ?? storeName}-repartition`;
     const keySerde = m.keySerde ?? this.keySerde;
     const changed = new ChangedSerde<V>(this.valueSerde);
-    const source = this.sharedSource ?? this.addRepartition(sinkName, sourceName, topic, keySerde, changed);
+    // As Kafka's KGroupedTableImpl: the repartition carries the Grouped serdes, the store the Materialized ones.
+    const source =
+      this.sharedSource ?? this.addRepartition(sinkName, sourceName, topic, this.keySerde, changed);
     if (this.repartitionName !== null) this.sharedSource = source;
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
     if (m.loggingEnabled) store.withLoggingEnabled(m.logConfig);

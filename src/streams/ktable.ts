@@ -403,9 +403,10 @@ export class KGroupedStream<K, V> {
    * node itself, or the source of a repartition after a key change. As Kafka's GroupedStreamAggregateBuilder, with
    * a Grouped name all the aggregations of one grouped stream read one `<name>-repartition` (a later one still
    * consumes the repartition's three generated names, as Kafka does); without one each writes its own
-   * `<store>-repartition`.
+   * `<store>-repartition`. The repartition carries the Grouped serdes (the grouping's), not the Materialized ones
+   * of the store, as Kafka's repartition node.
    */
-  aggregationSource(storeName: string, keySerde: Serde<unknown> | null): string {
+  aggregationSource(storeName: string): string {
     if (!this.repartitionRequired) return this.nodeName;
     const b = this.builder;
     if (this.sharedRepartitionSource !== null) {
@@ -417,7 +418,7 @@ export class KGroupedStream<K, V> {
       b,
       this.nodeName,
       this.repartitionName ?? storeName,
-      keySerde,
+      this.keySerde as Serde<unknown> | null,
       this.valueSerde as Serde<unknown> | null,
     );
     if (this.repartitionName !== null) this.sharedRepartitionSource = source;
@@ -480,7 +481,7 @@ export class KGroupedStream<K, V> {
     const storeName = m.storeName ?? b.newStoreName(prefix);
     const name = b.nameOr(named, prefix);
     const keySerde = m.keySerde ?? this.keySerde;
-    const parent = this.aggregationSource(storeName, keySerde as Serde<unknown> | null);
+    const parent = this.aggregationSource(storeName);
     const store = new StoreBuilder<K, VA>(storeName, m.engine, keySerde, m.valueSerde, true);
     if (m.loggingEnabled) store.withLoggingEnabled(m.logConfig);
     else store.withLoggingDisabled();

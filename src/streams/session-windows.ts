@@ -115,7 +115,7 @@ export class SessionWindowedKStream<K, V> {
     const storeName = m.storeName ?? b.newStoreName(prefix);
     const name = b.nameOr(named, prefix);
     const keySerde = m.keySerde ?? g.keySerde;
-    const parent = g.aggregationSource(storeName, keySerde as Serde<unknown> | null);
+    const parent = g.aggregationSource(storeName);
     const w = this.windows;
     const retentionMs = storeRetentionMs(
       storeName,

@@ -190,7 +190,7 @@ export class TimeWindowedKStream<K, V> {
     const storeName = m.storeName ?? b.newStoreName(prefix);
     const name = b.nameOr(named, prefix);
     const keySerde = m.keySerde ?? g.keySerde;
-    const parent = g.aggregationSource(storeName, keySerde as Serde<unknown> | null);
+    const parent = g.aggregationSource(storeName);
     const w = this.windows;
     const sliding = w instanceof SlidingWindows;
     const sizeMs = sliding ? w.timeDifferenceMs : w.sizeMs;
