@@ -326,8 +326,26 @@ test("bad input gets Kafka Connect's error bodies and status codes", async () =>
       name: 'x',
       config: { 'connector.class': 'NoSuchConnector' },
     }),
-    400,
+    // Kafka's Plugins throws a plain ConnectException for an unknown class, which its ConnectExceptionMapper
+    // answers with 500, for a create as for a validation.
+    500,
     /Failed to find any class that implements Connector and which name matches NoSuchConnector/,
+  );
+  err(
+    await rest(worker.url, 'PUT', '/connector-plugins/NoSuchConnector/config/validate', {
+      'connector.class': 'NoSuchConnector',
+    }),
+    500,
+    /Failed to find any class that implements Connector and which name matches NoSuchConnector/,
+  );
+  // A name Kafka's validation refuses (NonEmptyStringWithoutControlChars) stays a 400.
+  err(
+    await rest(worker.url, 'POST', '/connectors', {
+      name: 'a\u0001b',
+      config: { 'connector.class': 'FileStreamSource', topic: 't' },
+    }),
+    400,
+    /control characters/,
   );
   err(
     await rest(worker.url, 'POST', '/connectors', { name: 'x', config: { topics: { nested: true } } }),

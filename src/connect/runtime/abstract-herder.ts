@@ -248,12 +248,8 @@ export abstract class AbstractHerder {
     if (className === undefined || className.trim() === '') {
       throw new RestError(400, `Connector config ${JSON.stringify(config)} contains no connector type`);
     }
-    let desc: PluginDesc;
-    try {
-      desc = this.worker.plugins.connector(className);
-    } catch (err) {
-      throw new RestError(400, (err as Error).message);
-    }
+    // An unknown class is Plugins' plain ConnectException, a 500 as in Kafka (not a validation error).
+    const desc: PluginDesc = this.worker.plugins.connector(className);
     const connector = new desc.ctor() as Connector;
     const def = desc.type === 'sink' ? sinkConnectorDef() : sourceConnectorDef();
     const values = def.validate(config);

@@ -4,7 +4,7 @@
 
 import { ConfigDef, type ConfigValue, nonEmptyString, oneOf, range } from '../api/config-def.js';
 import { type Converter, withPrefixStripped } from '../converters/converter.js';
-import { ConfigException, ConnectException } from '../errors.js';
+import { ConfigException, RestError } from '../errors.js';
 import { TransformChain, type TransformStep } from '../transforms/transformation.js';
 import type { Plugins } from './plugins.js';
 
@@ -393,12 +393,12 @@ export function splitList(value: string | undefined): string[] {
     .filter((s) => s !== '');
 }
 
-/** Rejects a connector name Kafka would reject in a URL path. */
+/** Rejects a connector name Kafka's validation rejects (NonEmptyStringWithoutControlChars): a 400 there too. */
 export function checkConnectorName(name: string): void {
-  if (name.trim() === '') throw new ConnectException('Connector name must not be empty');
+  if (name.trim() === '') throw new RestError(400, 'Connector name must not be empty');
   for (const ch of name) {
     const code = ch.charCodeAt(0);
     if (code < 0x20 || code === 0x7f)
-      throw new ConnectException('Connector name must not contain control characters');
+      throw new RestError(400, 'Connector name must not contain control characters');
   }
 }

@@ -2,7 +2,8 @@
 // commands of Kafka's documentation and operator scripts work unchanged. Errors are {"error_code": <status>,
 // "message": "..."}: 404 for an unknown connector, task or path, 405 for a method a path does not take, 409 for
 // a name in use, 400 for an invalid config, malformed JSON or a body of the wrong shape, 413 for a body over
-// REST_BODY_BYTES_MAX, 415 for a body that is not JSON, 500 for anything unexpected (its message only; the
+// REST_BODY_BYTES_MAX, 415 for a body that is not JSON, 500 for a plain ConnectException (an unknown connector
+// class, as Kafka's ConnectExceptionMapper) and for anything unexpected (its message only; the
 // trace goes to the worker's log) and for a request not answered within REST_REQUEST_TIMEOUT_MS.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -408,9 +409,10 @@ export class RestServer {
       if (err instanceof RequestTargetError) return this.forward(req, res, url, body, err);
       if (err instanceof RestError)
         return send(res, err.statusCode, { error_code: err.statusCode, message: err.message });
-      if (err instanceof ConfigException || err instanceof ConnectException) {
-        return send(res, 400, { error_code: 400, message: err.message });
-      }
+      // Kafka's ConnectExceptionMapper answers a plain ConnectException with 500; a config refused by validation
+      // is a 400 (its BadRequestException), which a ConfigException stands for here.
+      if (err instanceof ConfigException) return send(res, 400, { error_code: 400, message: err.message });
+      if (err instanceof ConnectException) return send(res, 500, { error_code: 500, message: err.message });
       throw err;
     }
     send(res, reply.status, reply.body);
