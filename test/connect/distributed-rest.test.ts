@@ -265,6 +265,43 @@ test('the expanded connector list leaves out a connector without a status instea
     assert.equal((await rest(w1.restUrl, 'DELETE', `/connectors/${name}`)).status, 204);
 });
 
+test("offsets change only for a STOPPED connector with no tasks (Kafka's modifyConnectorOffsetsChecks)", async () => {
+  const [w1] = workers as [DistributedWorker, DistributedWorker];
+  const input = join(dir, 'half-stopped.txt');
+  writeFileSync(input, 'a\n');
+  const create = await rest(w1.restUrl, 'POST', '/connectors', {
+    name: 'half-stopped',
+    config: { 'connector.class': 'FileStreamSource', file: input, topic: 'rest-half', 'tasks.max': '1' },
+  });
+  assert.equal(create.status, 201, JSON.stringify(create.body));
+  await eventually(() => running(w1.restUrl, 'half-stopped', 1), 30_000, 'the connector running');
+  // A STOPPED target state written while the connector still has task configs (as an older worker's stop, or a
+  // stop whose empty task configs were not written): Kafka still refuses to change its offsets.
+  const producer = new Producer({ bootstrapServers: broker.bootstrap });
+  try {
+    await producer.send({
+      topic: 'rest-configs',
+      key: Buffer.from('target-state-half-stopped'),
+      value: Buffer.from(JSON.stringify({ state: 'PAUSED', 'state.v2': 'STOPPED' })),
+    });
+  } finally {
+    await producer.close();
+  }
+  await eventually(
+    async () => (await statusOf(w1.restUrl, 'half-stopped'))?.connector.state === 'STOPPED',
+    30_000,
+    'the connector stopped',
+  );
+  const refused = await rest(w1.restUrl, 'DELETE', '/connectors/half-stopped/offsets');
+  assert.equal(refused.status, 400, JSON.stringify(refused.body));
+  assert.match((refused.body as { message: string }).message, /must be in the STOPPED state/);
+  // A stop through the REST API writes no task configs first: then the offsets may be reset.
+  assert.equal((await rest(w1.restUrl, 'PUT', '/connectors/half-stopped/stop')).status, 204);
+  const reset = await rest(w1.restUrl, 'DELETE', '/connectors/half-stopped/offsets');
+  assert.equal(reset.status, 200, JSON.stringify(reset.body));
+  assert.equal((await rest(w1.restUrl, 'DELETE', '/connectors/half-stopped')).status, 204);
+});
+
 test('internal requests are signed with the session key the leader keeps in the config topic (sessioned)', async () => {
   const [w1, w2] = workers as [DistributedWorker, DistributedWorker];
   const leaderUrl = w1.herder.leaderUrl()!;

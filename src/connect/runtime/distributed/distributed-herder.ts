@@ -1137,7 +1137,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   async alterConnectorOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<string> {
     this.requireLeader();
     const config = this.config(name);
-    if (this.configs.targetState(name) !== 'STOPPED') {
+    // As Kafka's modifyConnectorOffsetsChecks: STOPPED and no task configs left, so that no task of the connector
+    // can still be running anywhere while its offsets change (a STOPPED state alone does not say its tasks went).
+    if (this.configs.targetState(name) !== 'STOPPED' || this.configs.taskCount(name) !== 0) {
       throw new RestError(
         400,
         `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`,
