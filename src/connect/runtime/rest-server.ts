@@ -2,9 +2,9 @@
 // commands of Kafka's documentation and operator scripts work unchanged. Errors are {"error_code": <status>,
 // "message": "..."}: 404 for an unknown connector, task or path, 405 for a method a path does not take, 409 for
 // a name in use, 400 for an invalid config, malformed JSON or a body of the wrong shape, 413 for a body over
-// REST_BODY_BYTES_MAX, 415 for a body that is not JSON, 500 for a plain ConnectException (an unknown connector
-// class, as Kafka's ConnectExceptionMapper) and for anything unexpected (its message only; the
-// trace goes to the worker's log) and for a request not answered within REST_REQUEST_TIMEOUT_MS.
+// REST_BODY_BYTES_MAX, 415 for a body that is not JSON; 500 for a plain ConnectException (an unknown connector
+// class, as Kafka's ConnectExceptionMapper), for anything unexpected (its message only; the trace goes to the
+// worker's log) and for a request not answered within REST_REQUEST_TIMEOUT_MS.
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
