@@ -4,8 +4,9 @@
 // Lifecycle: open (reading, dispatching) -> closing (no new requests; answers the ones in flight, then ends the
 // socket) -> closed. A malformed frame or a failed handler closes it at once. Reading stops whenever a bound is
 // reached (requests in flight on this connection, requests queued across the broker, unsent response bytes, a
-// Fetch read while another of the connection is in flight) and resumes when the bound clears; until then the
-// socket is paused, so the kernel's receive window pushes back on the client and no bytes pile up here.
+// cluster-sized request read while another of the connection is in flight) and resumes when the bound clears;
+// until then the socket is paused, so the kernel's receive window pushes back on the client and no bytes pile up
+// here.
 //
 // Everything runs on the event loop thread; no method awaits in the middle of a state change.
 
@@ -68,10 +69,22 @@ const SASL_FRAME_BYTES_UNLIMITED = -1;
 /** After ending the socket, how long to wait for the peer to close before destroying it. */
 const CLOSE_LINGER_MS = 2_000;
 /**
- * Fetch: the one request whose response a client sizes (fetch.max.bytes, 50 MiB by default); a connection has at
- * most one in flight (see Connection.fetchInFlight).
+ * API keys whose response grows with the cluster or its data rather than with the request: Fetch (sized by
+ * fetch.max.bytes, 50 MiB by default), an all-topic Metadata, DescribeConfigs, DescribeLogDirs, the group and
+ * transaction listings, ACLs, quotas, SCRAM users, an all-partition OffsetFetch. A connection has at most one of
+ * them in flight (see Connection.clusterSizedInFlight). 1 marks a key; built once, one lookup per frame.
  */
-const FETCH_API_KEY = 1;
+const CLUSTER_SIZED_API_KEYS = (() => {
+  const keys = [1, 3, 9, 15, 16, 29, 32, 35, 46, 48, 50, 61, 66, 69];
+  const table = new Uint8Array(Math.max(...keys) + 1);
+  for (const key of keys) table[key] = 1;
+  return table;
+})();
+
+/** Whether a request of `apiKey` is cluster-sized (an out-of-range or negative key reads undefined: not). */
+function isClusterSized(apiKey: number): boolean {
+  return CLUSTER_SIZED_API_KEYS[apiKey] === 1;
+}
 
 export class Connection {
   readonly security: SecurityState;
@@ -93,16 +106,17 @@ export class Connection {
   };
   private readonly inFlightMax: number;
   /**
-   * Whether a Fetch of this connection was dispatched and its response not yet handed to the socket. Kafka's
-   * processor mutes a channel from a request until its response is sent, so it holds one response per
-   * connection; Brook pipelines, but a peer pipelining fetches without reading would make it build and hold up to
-   * max.in.flight.requests.per.connection of them. So the next Fetch waits, undispatched (heldFetch), until this
-   * one's response is written and the socket needs no drain; the frames behind it wait too, keeping request order.
-   * Consumers and replica fetchers send one fetch per connection at a time and never wait here.
+   * Whether a cluster-sized request (CLUSTER_SIZED_API_KEYS) of this connection was dispatched and its response not
+   * yet handed to the socket. Kafka's processor mutes a channel from a request until its response is sent, so it
+   * holds one response per connection; Brook pipelines, but a peer pipelining fetches or all-topic Metadata
+   * without reading would make it build and hold up to max.in.flight.requests.per.connection of them. So the next
+   * such request waits, undispatched (heldClusterSized), until this one's response is written and the socket needs
+   * no drain; the frames behind it wait too, keeping request order. Other requests (Produce) still pipeline.
+   * Consumers and replica fetchers send one fetch per connection at a time and rarely wait here.
    */
-  private fetchInFlight = false;
-  /** A Fetch frame read while another was in flight, dispatched first when the connection may dispatch again. */
-  private heldFetch: Buffer | null = null;
+  private clusterSizedInFlight = false;
+  /** A cluster-sized frame read while another was in flight; dispatched first once the connection may dispatch. */
+  private heldClusterSized: Buffer | null = null;
   private pumping = false;
   private readPaused = false;
   private peerEnded = false;
@@ -186,7 +200,7 @@ export class Connection {
 
   /** Bytes held for this connection: unsent response bytes and received bytes not yet dispatched. */
   get bytesQueued(): number {
-    const held = this.heldFetch === null ? 0 : this.heldFetch.length;
+    const held = this.heldClusterSized === null ? 0 : this.heldClusterSized.length;
     return this.socket.writableLength + this.socket.readableLength + this.reader.bufferedBytes + held;
   }
 
@@ -198,7 +212,7 @@ export class Connection {
     if (this.stateValue !== 'open') return;
     this.stateValue = 'closing';
     this.log('debug', reason);
-    this.dropHeldFetch();
+    this.dropHeldClusterSized();
     // Unread bytes at close make the kernel send a reset, which can destroy responses the peer has not read yet;
     // so keep reading, and discard.
     this.setReading(true);
@@ -254,9 +268,9 @@ export class Connection {
         this.setReading(false);
         return;
       }
-      const held = this.heldFetch;
+      const held = this.heldClusterSized;
       if (held !== null) {
-        this.heldFetch = null;
+        this.heldClusterSized = null;
         this.dispatch(held);
         if (this.stateValue !== 'open') return;
         continue;
@@ -264,8 +278,8 @@ export class Connection {
       if (this.saslBounded !== !this.security.authenticated) this.boundFrames();
       const frame = this.nextFrame();
       if (this.stateValue !== 'open') return;
-      if (frame !== null && this.fetchInFlight && this.isFetch(frame)) {
-        this.heldFetch = frame;
+      if (frame !== null && this.clusterSizedInFlight && this.isClusterSized(frame)) {
+        this.heldClusterSized = frame;
         this.setReading(false);
         return;
       }
@@ -313,25 +327,25 @@ export class Connection {
       this.throttleTimer === null &&
       this.pending.length < this.inFlightMax &&
       !this.socket.writableNeedDrain &&
-      !(this.fetchInFlight && this.heldFetch !== null) &&
+      !(this.clusterSizedInFlight && this.heldClusterSized !== null) &&
       this.host.hasRequestCapacity(this)
     );
   }
 
-  /** Whether `frame` is a Fetch request (a bare SASL token has no header, and is none). */
-  private isFetch(frame: Buffer): boolean {
+  /** Whether `frame` is a cluster-sized request (a bare SASL token has no header, and is none). */
+  private isClusterSized(frame: Buffer): boolean {
     return (
       this.security.saslState !== 'raw-tokens' &&
       frame.length >= REQUEST_PREFIX_BYTES &&
-      frame.readInt16BE(0) === FETCH_API_KEY
+      isClusterSized(frame.readInt16BE(0))
     );
   }
 
-  /** Gives back what a held Fetch frame was granted: it will never be dispatched (the connection is closing). */
-  private dropHeldFetch(): void {
-    const frame = this.heldFetch;
+  /** Gives back what a held cluster-sized frame was granted: it will never be dispatched (the connection closes). */
+  private dropHeldClusterSized(): void {
+    const frame = this.heldClusterSized;
     if (frame === null) return;
-    this.heldFetch = null;
+    this.heldClusterSized = null;
     this.host.releaseRequestBytes(frame.length);
     this.host.framePool?.release(frame);
   }
@@ -393,7 +407,7 @@ export class Connection {
       }
     }
     // Set before the handler runs: an answer ready at once is flushed inside start().
-    if (apiKey === FETCH_API_KEY) this.fetchInFlight = true;
+    if (isClusterSized(apiKey)) this.clusterSizedInFlight = true;
     this.start(new PendingRequest(this, host, apiKey, frame.readInt16BE(2), frame.readInt32BE(4), frame));
   }
 
@@ -451,8 +465,8 @@ export class Connection {
       while (pending.length > 0 && pending[0]!.done) {
         const request = pending.shift()!;
         request.flushedMs = flushedMs;
-        // The next Fetch may go once the socket needs no drain (mayDispatch), as after any write.
-        if (request.apiKey === FETCH_API_KEY) this.fetchInFlight = false;
+        // The next cluster-sized request may go once the socket needs no drain (mayDispatch), as after any write.
+        if (isClusterSized(request.apiKey)) this.clusterSizedInFlight = false;
         if (request.response !== null) {
           const notify = request.prepareWrite();
           if (notify) this.awaitingWrite.push(request);
@@ -580,8 +594,8 @@ export class Connection {
       request.release();
     }
     this.pending.length = 0;
-    this.fetchInFlight = false;
-    this.dropHeldFetch();
+    this.clusterSizedInFlight = false;
+    this.dropHeldClusterSized();
     this.host.releaseRequestBytes(this.reader.reservedBytes);
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);

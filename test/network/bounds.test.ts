@@ -198,7 +198,7 @@ describe('request bounds', () => {
       { handler, options: { 'max.in.flight.requests.per.connection': 3 } },
       async ({ connect, server }) => {
         const client = await connect();
-        for (let id = 0; id < 10; id++) client.sendRequest({ apiKey: 3, apiVersion: 0, correlationId: id });
+        for (let id = 0; id < 10; id++) client.sendRequest({ apiKey: 0, apiVersion: 0, correlationId: id });
         await waitFor(() => held.size === 3);
         await sleep(50);
         assert.equal(held.size, 3, 'no fourth request dispatched while three are in flight');
@@ -225,9 +225,9 @@ describe('request bounds', () => {
     };
     await withServer({ handler }, async ({ connect, server }) => {
       const client = await connect();
-      // Fetch, Metadata, Fetch, Metadata: the second Fetch waits for the first's answer, the Metadata behind it too.
+      // Fetch, Produce, Fetch, Produce: the second Fetch waits for the first's answer, the Produce behind it too.
       for (let id = 0; id < 4; id++)
-        client.sendRequest({ apiKey: id % 2 === 0 ? 1 : 3, apiVersion: 12, correlationId: id });
+        client.sendRequest({ apiKey: id % 2 === 0 ? 1 : 0, apiVersion: 9, correlationId: id });
       await waitFor(() => server.stats.bytesIn > 0 && held.size === 2);
       await sleep(50);
       assert.deepEqual([...held.keys()], [0, 1], 'the second Fetch waits while the first is in flight');
@@ -246,6 +246,59 @@ describe('request bounds', () => {
       await waitFor(() => server.stats.connectionsOpen === 1);
       assert.equal(server.stats.requestBytesInFlight, 0);
       assert.ok(!held.has(11), 'the waiting Fetch was never dispatched');
+    });
+  });
+
+  it('takes one cluster-sized request (Metadata, DescribeConfigs...) of a connection at a time', async () => {
+    const { handler, held } = heldHandler();
+    await withServer({ handler }, async ({ connect, server }) => {
+      // Metadata, Metadata: an all-topic Metadata response grows with the cluster, so the second waits.
+      const client = await connect();
+      for (const id of [0, 1]) client.sendRequest({ apiKey: 3, apiVersion: 12, correlationId: id });
+      await waitFor(() => held.has(0));
+      await sleep(50);
+      assert.deepEqual([...held.keys()], [0], 'the second Metadata waits while the first is in flight');
+      held.get(0)!.resolve();
+      assert.equal(responseCorrelationId(await client.nextFrame()), 0);
+      await waitFor(() => held.has(1));
+      held.get(1)!.resolve();
+      assert.equal(responseCorrelationId(await client.nextFrame()), 1);
+      held.clear();
+
+      // One of the kind waits behind another of any kind: DescribeConfigs behind Fetch, Fetch behind ListGroups.
+      for (const [first, second] of [
+        [1, 32],
+        [16, 1],
+        [15, 29],
+        [35, 66],
+        [69, 61],
+        [9, 3],
+      ] as const) {
+        const pair = await connect();
+        const base = first * 1000 + second;
+        pair.sendRequest({ apiKey: first, apiVersion: 0, correlationId: base });
+        pair.sendRequest({ apiKey: second, apiVersion: 0, correlationId: base + 1 });
+        await waitFor(() => held.has(base));
+        await sleep(20);
+        assert.ok(!held.has(base + 1), `API ${second} waits while API ${first} is in flight`);
+        held.get(base)!.resolve();
+        assert.equal(responseCorrelationId(await pair.nextFrame()), base);
+        await waitFor(() => held.has(base + 1));
+        held.get(base + 1)!.resolve();
+        assert.equal(responseCorrelationId(await pair.nextFrame()), base + 1);
+      }
+
+      // Produce (a producer pipelines its batches), OffsetCommit, Heartbeat, ApiVersions: all dispatched at once.
+      held.clear();
+      const producer = await connect();
+      const keys = [0, 0, 8, 12, 18, 0, 10, 2];
+      for (let id = 0; id < keys.length; id++)
+        producer.sendRequest({ apiKey: keys[id]!, apiVersion: 0, correlationId: 500 + id });
+      await waitFor(() => held.size === keys.length, 5_000, 'every pipelined request dispatched');
+      for (let id = 0; id < keys.length; id++) held.get(500 + id)!.resolve();
+      for (let id = 0; id < keys.length; id++)
+        assert.equal(responseCorrelationId(await producer.nextFrame()), 500 + id);
+      assert.ok(server.stats.requestsReceived > 0);
     });
   });
 
