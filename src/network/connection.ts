@@ -14,6 +14,7 @@ import type { Socket } from 'node:net';
 import type { FramePool } from '../common/frame-pool.js';
 import type { LogFields, Logger, LogLevel } from '../common/logger.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
+import { ApiKey } from '../protocol/registry.js';
 import { FrameError, FrameReader } from './frame-reader.js';
 import type { ResolvedNetworkOptions } from './options.js';
 import type { OwnReadSocket, ReadTarget } from './own-reads.js';
@@ -75,7 +76,22 @@ const CLOSE_LINGER_MS = 2_000;
  * them in flight (see Connection.clusterSizedInFlight). 1 marks a key; built once, one lookup per frame.
  */
 const CLUSTER_SIZED_API_KEYS = (() => {
-  const keys = [1, 3, 9, 15, 16, 29, 32, 35, 46, 48, 50, 61, 66, 69];
+  const keys = [
+    ApiKey.FETCH,
+    ApiKey.METADATA,
+    ApiKey.OFFSET_FETCH,
+    ApiKey.DESCRIBE_GROUPS,
+    ApiKey.LIST_GROUPS,
+    ApiKey.DESCRIBE_ACLS,
+    ApiKey.DESCRIBE_CONFIGS,
+    ApiKey.DESCRIBE_LOG_DIRS,
+    ApiKey.LIST_PARTITION_REASSIGNMENTS,
+    ApiKey.DESCRIBE_CLIENT_QUOTAS,
+    ApiKey.DESCRIBE_USER_SCRAM_CREDENTIALS,
+    ApiKey.DESCRIBE_PRODUCERS,
+    ApiKey.LIST_TRANSACTIONS,
+    ApiKey.CONSUMER_GROUP_DESCRIBE,
+  ];
   const table = new Uint8Array(Math.max(...keys) + 1);
   for (const key of keys) table[key] = 1;
   return table;
