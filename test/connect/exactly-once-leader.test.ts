@@ -9,7 +9,7 @@
 // of an aborted transaction.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -27,7 +27,7 @@ import { internalTopicLogs } from '../../src/connect/runtime/distributed/kafka-b
 import { Loggers } from '../../src/connect/runtime/loggers.js';
 import { loadWorkerConfig } from '../../src/connect/runtime/worker-config.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
+import { distributedWorkerProps, pluginDirWith, rest } from '../helpers/connect-worker.js';
 import { committedRecords, taskEvents } from '../helpers/counting-source.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -41,10 +41,7 @@ const stores: ConfigStore[] = [];
 before(async () => {
   broker = await startBroker({ overrides: { 'num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 } });
   dir = mkdtempSync(join(tmpdir(), 'brook-connect-eos-leader-'));
-  const pluginDir = join(dir, 'plugins');
-  mkdirSync(pluginDir);
-  const fixture = new URL('../helpers/counting-source.js', import.meta.url).href;
-  writeFileSync(join(pluginDir, 'counting.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
+  pluginDirWith(dir, 'counting-source');
 });
 
 after(async () => {

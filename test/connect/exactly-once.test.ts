@@ -10,7 +10,7 @@
 // transaction.boundary.
 
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -20,7 +20,7 @@ import {
   startDistributed,
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
+import { distributedWorkerProps, pluginDirWith, rest } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
 const GROUP = 'eos-cluster';
@@ -31,10 +31,7 @@ const workers: DistributedWorker[] = [];
 before(async () => {
   broker = await startBroker({ overrides: { 'num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 } });
   dir = mkdtempSync(join(tmpdir(), 'brook-connect-eos-'));
-  const pluginDir = join(dir, 'plugins');
-  const fixture = new URL('../helpers/counting-source.js', import.meta.url).href;
-  await import('node:fs').then((fs) => fs.mkdirSync(pluginDir));
-  writeFileSync(join(pluginDir, 'counting.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
+  const pluginDir = pluginDirWith(dir, 'counting-source');
   for (let i = 0; i < 2; i++) workers.push(await start(pluginDir));
 });
 

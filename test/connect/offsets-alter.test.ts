@@ -8,13 +8,13 @@
 // any offsets and always answered the first message.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Admin } from '../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { type ConnectWorker, pluginDirWith, rest, startConnectWorker } from '../helpers/connect-worker.js';
 
 let broker: BrokerProcess;
 let worker: ConnectWorker;
@@ -23,10 +23,7 @@ let dir: string;
 before(async () => {
   broker = await startBroker({ overrides: { 'num.partitions': 1 } });
   dir = mkdtempSync(join(tmpdir(), 'brook-connect-offsets-alter-'));
-  const plugins = join(dir, 'plugins');
-  mkdirSync(plugins);
-  const fixture = new URL('../helpers/offsets-connectors.js', import.meta.url).href;
-  writeFileSync(join(plugins, 'offsets.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
+  const plugins = pluginDirWith(dir, 'offsets-connectors');
   worker = await startConnectWorker(dir, {
     'bootstrap.servers': broker.bootstrap,
     'offset.storage.file.filename': join(dir, 'connect.offsets'),

@@ -5,13 +5,13 @@
 // "Tolerance exceeded in error handler" and errors.tolerance=all skips exactly the records that failed.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Consumer } from '../../src/client/index.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { type ConnectWorker, pluginDirWith, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
@@ -21,10 +21,7 @@ let dir: string;
 before(async () => {
   broker = await startBroker({ overrides: { 'num.partitions': 1 } });
   dir = mkdtempSync(join(tmpdir(), 'brook-connect-plugin-smt-'));
-  const plugins = join(dir, 'plugins');
-  mkdirSync(plugins);
-  const fixture = new URL('../helpers/flaky-transform.js', import.meta.url).href;
-  writeFileSync(join(plugins, 'flaky.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
+  const plugins = pluginDirWith(dir, 'flaky-transform');
   worker = await startConnectWorker(dir, {
     'bootstrap.servers': broker.bootstrap,
     'offset.storage.file.filename': join(dir, 'connect.offsets'),

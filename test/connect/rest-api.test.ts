@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -14,7 +14,7 @@ import { Admin, Producer } from '../../src/client/index.js';
 import { CONNECT_LOGGERS } from '../../src/connect/runtime/loggers.js';
 import { startStandalone } from '../../src/connect/runtime/standalone.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { type ConnectWorker, pluginDirWith, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { releaseStuckStarts } from '../helpers/stuck-source.js';
 import { untilValue, waitUntil } from '../helpers/wait.js';
 
@@ -662,10 +662,7 @@ test('a request the worker cannot answer gets Kafka\'s 500 "Request timed out" i
   // A connector whose start() waits on a system that does not answer held POST /connectors, and every later
   // operation on that connector, for ever; Kafka's REST layer answers 500 "Request timed out" after 90 s
   // (lowered here through the test-only option, as Kafka's tests lower it) while the operation goes on.
-  const pluginDir = join(dir, 'stuck-plugins');
-  mkdirSync(pluginDir);
-  const fixture = new URL('../helpers/stuck-source.js', import.meta.url).href;
-  writeFileSync(join(pluginDir, 'stuck.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
+  const pluginDir = pluginDirWith(dir, 'stuck-source', 'stuck-plugins');
   const timeoutMs = 1500;
   const stuck = await startStandalone(
     {

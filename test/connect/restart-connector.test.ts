@@ -4,12 +4,12 @@
 // the failed task only. Before, a plain restart stopped and started every task of the connector as well.
 
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
-import { type ConnectWorker, rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { type ConnectWorker, pluginDirWith, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
@@ -19,10 +19,7 @@ let dir: string;
 before(async () => {
   broker = await startBroker({ overrides: { 'num.partitions': 1 } });
   dir = mkdtempSync(join(tmpdir(), 'brook-connect-restart-'));
-  const plugins = join(dir, 'plugins');
-  mkdirSync(plugins);
-  const fixture = new URL('../helpers/offsets-connectors.js', import.meta.url).href;
-  writeFileSync(join(plugins, 'offsets.mjs'), `export * from ${JSON.stringify(fixture)};\n`);
+  const plugins = pluginDirWith(dir, 'offsets-connectors');
   worker = await startConnectWorker(dir, {
     'bootstrap.servers': broker.bootstrap,
     'offset.storage.file.filename': join(dir, 'connect.offsets'),

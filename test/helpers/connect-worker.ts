@@ -4,7 +4,7 @@
 // only this process.
 
 import { type ChildProcess, spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { waitUntil } from './wait.js';
 
@@ -25,6 +25,18 @@ export function propertiesText(props: Record<string, string | number | boolean>)
   return `${Object.entries(props)
     .map(([k, v]) => `${k}=${String(v).replace(/\\/g, '\\\\')}`)
     .join('\n')}\n`;
+}
+
+/**
+ * A plugin.path directory `dir`/`subdir` holding one module that re-exports a compiled test fixture
+ * (test/helpers/<fixture>.js), as a connector author ships a plugin; returns the directory.
+ */
+export function pluginDirWith(dir: string, fixture: string, subdir = 'plugins'): string {
+  const plugins = join(dir, subdir);
+  mkdirSync(plugins, { recursive: true });
+  const url = new URL(`./${fixture}.js`, import.meta.url).href;
+  writeFileSync(join(plugins, `${fixture}.mjs`), `export * from ${JSON.stringify(url)};\n`);
+  return plugins;
 }
 
 /** Starts a worker; resolves once it serves, rejects with its output when it exits first. */
