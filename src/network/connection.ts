@@ -11,6 +11,7 @@
 // Everything runs on the event loop thread; no method awaits in the middle of a state change.
 
 import type { Socket } from 'node:net';
+import { assert } from '../common/assert.js';
 import type { FramePool } from '../common/frame-pool.js';
 import type { LogFields, Logger, LogLevel } from '../common/logger.js';
 import { DecodeError } from '../protocol/primitives/decode-error.js';
@@ -73,9 +74,10 @@ const CLOSE_LINGER_MS = 2_000;
  * API keys whose response grows with the cluster or its data rather than with the request: Fetch (sized by
  * fetch.max.bytes, 50 MiB by default), an all-topic Metadata, DescribeConfigs, DescribeLogDirs, the group and
  * transaction listings, ACLs, quotas, SCRAM users, an all-partition OffsetFetch. A connection has at most one of
- * them in flight (see Connection.clusterSizedInFlight). 1 marks a key; built once, one lookup per frame.
+ * each in flight (see Connection.clusterSizedInFlight). The table gives each key its bit (0 for other keys); built
+ * once, one lookup per frame.
  */
-const CLUSTER_SIZED_API_KEYS = (() => {
+const CLUSTER_SIZED_BITS = (() => {
   const keys = [
     ApiKey.FETCH,
     ApiKey.METADATA,
@@ -92,14 +94,17 @@ const CLUSTER_SIZED_API_KEYS = (() => {
     ApiKey.LIST_TRANSACTIONS,
     ApiKey.CONSUMER_GROUP_DESCRIBE,
   ];
-  const table = new Uint8Array(Math.max(...keys) + 1);
-  for (const key of keys) table[key] = 1;
+  assert(keys.length <= 31, 'one bit of a 32-bit mask per cluster-sized key');
+  const table = new Uint32Array(Math.max(...keys) + 1);
+  keys.forEach((key, i) => {
+    table[key] = 1 << i;
+  });
   return table;
 })();
 
-/** Whether a request of `apiKey` is cluster-sized (an out-of-range or negative key reads undefined: not). */
-function isClusterSized(apiKey: number): boolean {
-  return CLUSTER_SIZED_API_KEYS[apiKey] === 1;
+/** The bit of a cluster-sized request's API key, 0 for any other (an out-of-range or negative key reads undefined). */
+function clusterSizedBit(apiKey: number): number {
+  return CLUSTER_SIZED_BITS[apiKey] ?? 0;
 }
 
 export class Connection {
@@ -122,17 +127,20 @@ export class Connection {
   };
   private readonly inFlightMax: number;
   /**
-   * Whether a cluster-sized request (CLUSTER_SIZED_API_KEYS) of this connection was dispatched and its response not
-   * yet handed to the socket. Kafka's processor mutes a channel from a request until its response is sent, so it
-   * holds one response per connection; Brook pipelines, but a peer pipelining fetches or all-topic Metadata
-   * without reading would make it build and hold up to max.in.flight.requests.per.connection of them. So the next
-   * such request waits, undispatched (heldClusterSized), until this one's response is written and the socket needs
-   * no drain; the frames behind it wait too, keeping request order. Other requests (Produce) still pipeline.
-   * Consumers and replica fetchers send one fetch per connection at a time and rarely wait here.
+   * The kinds (CLUSTER_SIZED_BITS) of cluster-sized requests of this connection dispatched whose responses have not
+   * been handed to the socket yet. Kafka's processor mutes a channel from a request until its response is sent, so
+   * it holds one response per connection; Brook pipelines, but a peer pipelining fetches or all-topic Metadata
+   * without reading would make it build and hold up to max.in.flight.requests.per.connection of them. So a request
+   * of a kind already in flight waits, undispatched (heldClusterSized), until that one's response is written and
+   * the socket needs no drain; the frames behind it wait too, keeping request order. At most one response of each
+   * kind is built for a peer that does not read. Other kinds still pass: a consumer's Metadata or OffsetFetch does
+   * not wait behind its own long-poll Fetch on the same connection, and Produce pipelines as before.
    */
-  private clusterSizedInFlight = false;
-  /** A cluster-sized frame read while another was in flight; dispatched first once the connection may dispatch. */
+  private clusterSizedInFlight = 0;
+  /** A cluster-sized frame whose kind was in flight when it was read; dispatched first once that one is written. */
   private heldClusterSized: Buffer | null = null;
+  /** The kind (bit) of heldClusterSized. */
+  private heldClusterSizedBit = 0;
   private pumping = false;
   private readPaused = false;
   private peerEnded = false;
@@ -294,10 +302,14 @@ export class Connection {
       if (this.saslBounded !== !this.security.authenticated) this.boundFrames();
       const frame = this.nextFrame();
       if (this.stateValue !== 'open') return;
-      if (frame !== null && this.clusterSizedInFlight && this.isClusterSized(frame)) {
-        this.heldClusterSized = frame;
-        this.setReading(false);
-        return;
+      if (frame !== null && this.clusterSizedInFlight !== 0) {
+        const bit = this.clusterSizedBitOf(frame);
+        if ((this.clusterSizedInFlight & bit) !== 0) {
+          this.heldClusterSized = frame;
+          this.heldClusterSizedBit = bit;
+          this.setReading(false);
+          return;
+        }
       }
       if (frame === null) {
         if (this.reader.awaitingReservation) {
@@ -343,18 +355,15 @@ export class Connection {
       this.throttleTimer === null &&
       this.pending.length < this.inFlightMax &&
       !this.socket.writableNeedDrain &&
-      !(this.clusterSizedInFlight && this.heldClusterSized !== null) &&
+      (this.heldClusterSized === null || (this.clusterSizedInFlight & this.heldClusterSizedBit) === 0) &&
       this.host.hasRequestCapacity(this)
     );
   }
 
-  /** Whether `frame` is a cluster-sized request (a bare SASL token has no header, and is none). */
-  private isClusterSized(frame: Buffer): boolean {
-    return (
-      this.security.saslState !== 'raw-tokens' &&
-      frame.length >= REQUEST_PREFIX_BYTES &&
-      isClusterSized(frame.readInt16BE(0))
-    );
+  /** The cluster-sized bit of `frame`'s API key, 0 for others (a bare SASL token has no header, and is none). */
+  private clusterSizedBitOf(frame: Buffer): number {
+    if (this.security.saslState === 'raw-tokens' || frame.length < REQUEST_PREFIX_BYTES) return 0;
+    return clusterSizedBit(frame.readInt16BE(0));
   }
 
   /** Gives back what a held cluster-sized frame was granted: it will never be dispatched (the connection closes). */
@@ -423,7 +432,7 @@ export class Connection {
       }
     }
     // Set before the handler runs: an answer ready at once is flushed inside start().
-    if (isClusterSized(apiKey)) this.clusterSizedInFlight = true;
+    this.clusterSizedInFlight |= clusterSizedBit(apiKey);
     this.start(new PendingRequest(this, host, apiKey, frame.readInt16BE(2), frame.readInt32BE(4), frame));
   }
 
@@ -481,8 +490,8 @@ export class Connection {
       while (pending.length > 0 && pending[0]!.done) {
         const request = pending.shift()!;
         request.flushedMs = flushedMs;
-        // The next cluster-sized request may go once the socket needs no drain (mayDispatch), as after any write.
-        if (isClusterSized(request.apiKey)) this.clusterSizedInFlight = false;
+        // The next request of its kind may go once the socket needs no drain (mayDispatch), as after any write.
+        this.clusterSizedInFlight &= ~clusterSizedBit(request.apiKey);
         if (request.response !== null) {
           const notify = request.prepareWrite();
           if (notify) this.awaitingWrite.push(request);
@@ -610,7 +619,7 @@ export class Connection {
       request.release();
     }
     this.pending.length = 0;
-    this.clusterSizedInFlight = false;
+    this.clusterSizedInFlight = 0;
     this.dropHeldClusterSized();
     this.host.releaseRequestBytes(this.reader.reservedBytes);
     if (this.lingerTimer !== null) clearTimeout(this.lingerTimer);

@@ -249,7 +249,7 @@ describe('request bounds', () => {
     });
   });
 
-  it('takes one cluster-sized request (Metadata, DescribeConfigs...) of a connection at a time', async () => {
+  it('takes one cluster-sized request of each kind (Metadata, Fetch...) of a connection at a time', async () => {
     const { handler, held } = heldHandler();
     await withServer({ handler }, async ({ connect, server }) => {
       // Metadata, Metadata: an all-topic Metadata response grows with the cluster, so the second waits.
@@ -265,28 +265,42 @@ describe('request bounds', () => {
       assert.equal(responseCorrelationId(await client.nextFrame()), 1);
       held.clear();
 
-      // One of the kind waits behind another of any kind: DescribeConfigs behind Fetch, Fetch behind ListGroups.
-      for (const [first, second] of [
-        [1, 32],
-        [16, 1],
-        [15, 29],
-        [35, 66],
-        [69, 61],
-        [9, 3],
-      ] as const) {
+      // Each kind waits behind one of its own kind, whatever it is.
+      for (const key of [1, 9, 15, 16, 29, 32, 35, 46, 48, 50, 61, 66, 69]) {
         const pair = await connect();
-        const base = first * 1000 + second;
-        pair.sendRequest({ apiKey: first, apiVersion: 0, correlationId: base });
-        pair.sendRequest({ apiKey: second, apiVersion: 0, correlationId: base + 1 });
+        const base = key * 1000;
+        for (const id of [base, base + 1])
+          pair.sendRequest({ apiKey: key, apiVersion: 0, correlationId: id });
         await waitFor(() => held.has(base));
         await sleep(20);
-        assert.ok(!held.has(base + 1), `API ${second} waits while API ${first} is in flight`);
+        assert.ok(!held.has(base + 1), `a second API ${key} waits while the first is in flight`);
         held.get(base)!.resolve();
         assert.equal(responseCorrelationId(await pair.nextFrame()), base);
         await waitFor(() => held.has(base + 1));
         held.get(base + 1)!.resolve();
         assert.equal(responseCorrelationId(await pair.nextFrame()), base + 1);
       }
+
+      // Other kinds pass: a consumer's Metadata and OffsetFetch do not wait behind its long-poll Fetch. A held
+      // frame holds those behind it: Fetch, Metadata, Fetch, OffsetFetch dispatch two, then the other two.
+      held.clear();
+      const consumer = await connect();
+      const order = [1, 3, 1, 9];
+      for (let id = 0; id < order.length; id++)
+        consumer.sendRequest({ apiKey: order[id]!, apiVersion: 0, correlationId: 900 + id });
+      await waitFor(() => held.size === 2);
+      await sleep(20);
+      assert.deepEqual(
+        [...held.keys()],
+        [900, 901],
+        'Metadata passes the Fetch in flight; the second Fetch waits',
+      );
+      held.get(900)!.resolve();
+      held.get(901)!.resolve();
+      await waitFor(() => held.size === 4, 5_000, 'the held Fetch and the OffsetFetch behind it dispatched');
+      for (const id of [902, 903]) held.get(id)!.resolve();
+      for (let id = 0; id < order.length; id++)
+        assert.equal(responseCorrelationId(await consumer.nextFrame()), 900 + id);
 
       // Produce (a producer pipelines its batches), OffsetCommit, Heartbeat, ApiVersions: all dispatched at once.
       held.clear();
