@@ -5,7 +5,6 @@
 // can say which topic of five failed.
 
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
-import { settleWithin } from '../common/deadline.js';
 import { decodeAssignment, decodeSubscription } from '../protocol/consumer-protocol/index.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
@@ -40,14 +39,8 @@ import type { DescribeClusterResponse } from '../protocol/messages/60-describe-c
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
-import { Cluster, type PartitionInfo } from './cluster.js';
-import {
-  CallTimeoutError,
-  isRetriableError,
-  KafkaClientError,
-  KafkaProtocolError,
-  RequestTimeoutError,
-} from './errors.js';
+import { beforeDeadline, Cluster, type PartitionInfo } from './cluster.js';
+import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
 import {
   CoordinatorType,
@@ -1111,11 +1104,10 @@ export class Admin {
           [...byCoordinator].map(async ([node, groups]) => {
             let answered: Map<string, GroupOffsetFetch>;
             try {
-              answered = await settleWithin(
+              answered = await beforeDeadline(
                 this.offsetFetch(node, groups, specs, requireStable),
-                deadlineMs - Date.now(),
-                () =>
-                  new CallTimeoutError(attempt + 1, new RequestTimeoutError('the attempt was still running')),
+                deadlineMs,
+                attempt,
               );
             } catch (err) {
               if (err instanceof CallTimeoutError) {

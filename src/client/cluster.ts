@@ -71,7 +71,7 @@ export function sleep(ms: number): Promise<void> {
 }
 
 /** `attempt` settled, or a CallTimeoutError at the deadline if it has not settled by then. */
-function beforeDeadline<T>(attempt: Promise<T>, deadlineMs: number, attemptIndex: number): Promise<T> {
+export function beforeDeadline<T>(attempt: Promise<T>, deadlineMs: number, attemptIndex: number): Promise<T> {
   if (deadlineMs === Number.POSITIVE_INFINITY) return attempt;
   return settleWithin(
     attempt,
