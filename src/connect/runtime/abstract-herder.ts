@@ -27,6 +27,7 @@ import {
 } from './connector-config.js';
 import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
 import { CONNECT_LOGGERS, type LoggerLevel, log4jLevel } from './loggers.js';
+import type { OffsetStore } from './offset-store.js';
 import type { PluginDesc } from './plugins.js';
 import { type Status, traceOf } from './status.js';
 import type { Worker } from './worker.js';
@@ -136,6 +137,22 @@ export abstract class AbstractHerder {
           : `Failed to modify offsets for ${type} connector ${name}`,
       );
     }
+  }
+
+  /**
+   * Writes a source connector's offsets (null: resets every partition the store holds) once its alterOffsets()
+   * agreed, and answers the response's message.
+   */
+  protected async alterSourceOffsets(
+    name: string,
+    config: Record<string, string>,
+    store: OffsetStore,
+    offsets: ConnectorOffset[] | null,
+  ): Promise<string> {
+    const entries = offsets ?? store.list(name).map((o) => ({ partition: o.partition, offset: null }));
+    const managed = await this.connectorAlterOffsets(name, config, entries);
+    await store.write(name, entries);
+    return offsetsModifiedMessage(managed, offsets === null);
   }
 
   /** A sink connector's committed offsets: those of its consumer group. */
@@ -423,7 +440,7 @@ export abstract class AbstractHerder {
  * The success message of an offsets request (Kafka's Worker.completeModifyOffsetsCallback): a connector whose
  * alterOffsets() answered false may keep offsets elsewhere too, which the response says were not changed.
  */
-export function offsetsModifiedMessage(connectorAnsweredTrue: boolean, isReset: boolean): string {
+function offsetsModifiedMessage(connectorAnsweredTrue: boolean, isReset: boolean): string {
   const done = isReset ? 'reset' : 'altered';
   if (connectorAnsweredTrue) return `The offsets for this connector have been ${done} successfully`;
   return (

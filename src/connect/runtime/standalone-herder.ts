@@ -8,7 +8,7 @@ import type { Logger } from '../../common/logger.js';
 import type { Connector, TaskConfig } from '../api/connector.js';
 import { ConnectException, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
-import { AbstractHerder, offsetsModifiedMessage, stateInfo } from './abstract-herder.js';
+import { AbstractHerder, stateInfo } from './abstract-herder.js';
 import { checkConnectorName } from './connector-config.js';
 import type {
   ConnectorInfo,
@@ -368,11 +368,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
         );
       }
       if (e.type !== 'source') return this.alterSinkOffsets(name, e.config, offsets);
-      const entries =
-        offsets ?? this.worker.offsets.list(name).map((o) => ({ partition: o.partition, offset: null }));
-      const managed = await this.connectorAlterOffsets(name, e.config, entries);
-      await this.worker.offsets.write(name, entries);
-      return offsetsModifiedMessage(managed, offsets === null);
+      return this.alterSourceOffsets(name, e.config, this.worker.offsets, offsets);
     });
   }
 

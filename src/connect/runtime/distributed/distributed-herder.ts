@@ -15,7 +15,7 @@ import type { Logger } from '../../../common/logger.js';
 import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
 import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
-import { AbstractHerder, offsetsModifiedMessage, stateInfo } from '../abstract-herder.js';
+import { AbstractHerder, stateInfo } from '../abstract-herder.js';
 import type { ClientKind } from '../client-configs.js';
 import { checkConnectorName } from '../connector-config.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
@@ -1148,10 +1148,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (this.typeOf(config) === 'sink') return this.alterSinkOffsets(name, config, offsets);
     const store = await this.worker.sourceOffsetStore(config);
     await store.refresh?.();
-    const entries = offsets ?? store.list(name).map((o) => ({ partition: o.partition, offset: null }));
-    const managed = await this.connectorAlterOffsets(name, config, entries);
-    await store.write(name, entries);
-    return offsetsModifiedMessage(managed, offsets === null);
+    return this.alterSourceOffsets(name, config, store, offsets);
   }
 
   /** KIP-976: every worker, this one included, applies the level when it reads the record. */
