@@ -435,7 +435,9 @@ function selfJoinSupplier<K, V, VR>(storeName: string, w: JoinWindows, joiner: S
       process(r) {
         if (r.key === null || r.key === undefined || r.value === null || r.value === undefined) return;
         const ts = r.timestamp;
-        const self = r.withValue(joiner(r.value, r.value, r.key));
+        const { key, value } = r;
+        // The joiner runs only for a join that is emitted, as for every other pair.
+        const forwardSelf = () => context.forward(r.withValue(joiner(value, value, key)));
         streamTimeMs = Math.max(streamTimeMs, ts);
         const emitSelf = ts > streamTimeMs - retentionMs + 1;
         for (const m of store.fetch(r.key, Math.max(0, ts - w.beforeMs), Math.max(0, ts + w.afterMs)))
@@ -446,13 +448,13 @@ function selfJoinSupplier<K, V, VR>(storeName: string, w: JoinWindows, joiner: S
         for (const m of store.fetch(r.key, Math.max(0, ts - w.afterMs), Math.max(0, ts + w.beforeMs))) {
           if (ts < m.timestamp && !selfEmitted && emitSelf) {
             selfEmitted = true;
-            context.forward(self);
+            forwardSelf();
           }
           context.forward(
             r.withValue(joiner(m.value, r.value, r.key)).withTimestamp(Math.max(ts, m.timestamp)),
           );
         }
-        if (!selfEmitted && emitSelf) context.forward(self);
+        if (!selfEmitted && emitSelf) forwardSelf();
       },
     };
   };
