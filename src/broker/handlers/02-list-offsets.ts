@@ -106,7 +106,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
           partitions: topic.partitions.map((p): ListOffsetsResponseListOffsetsPartitionResponse => {
             if (!allowed) return answer(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
             // Kafka's order: a partition named twice, then a timestamp the version does not know, then the lookup.
-            if (duplicates.has(`${topic.name}\0${p.partitionIndex}`))
+            if (duplicates.size > 0 && duplicates.has(`${topic.name}\0${p.partitionIndex}`))
               return answer(p.partitionIndex, ErrorCode.INVALID_REQUEST);
             if (!timestampSupported(Number(p.timestamp), context.apiVersion))
               return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
