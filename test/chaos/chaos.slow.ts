@@ -11,6 +11,8 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { FAULT_KINDS } from './nemesis.js';
 import { DEFAULT_OUT_DIR, runChaos, type WorkloadName } from './run.js';
@@ -22,6 +24,26 @@ function canMakeNamespaces(): boolean {
 }
 
 const skip = canMakeNamespaces() ? false : 'needs root and iptables';
+
+/** The lines of the fault table and the first anomalies: a CI log shows them when the run directory is gone. */
+const EXCERPT_LINES_MAX = 120;
+
+function reportExcerpt(runDir: string): string {
+  let text: string;
+  try {
+    text = readFileSync(join(runDir, 'report.md'), 'utf8');
+  } catch {
+    return '(no report.md)';
+  }
+  const faults = text.indexOf('## Faults');
+  const firstAnomaly = text.indexOf('#### ');
+  const liveness = text.indexOf('## Liveness');
+  const parts = [
+    faults < 0 ? '' : text.slice(faults, liveness > faults ? liveness : undefined),
+    firstAnomaly < 0 ? '' : text.slice(firstAnomaly),
+  ];
+  return parts.join('\n').split('\n').slice(0, EXCERPT_LINES_MAX).join('\n');
+}
 
 /** One short run of `workload` with the seed of BROOK_CHAOS_SEED (default 1): no anomaly, and a verdict. */
 async function shortRunIsValid(workload: WorkloadName): Promise<void> {
@@ -39,7 +61,7 @@ async function shortRunIsValid(workload: WorkloadName): Promise<void> {
   assert.deepEqual(
     summary.anomalyCounts,
     {},
-    `anomalies (seed ${seed}, ${workload}); see ${runDir}/report.md`,
+    `anomalies (seed ${seed}, ${workload}); see ${runDir}/report.md\n${reportExcerpt(runDir)}`,
   );
   assert.equal(
     summary.verdict,

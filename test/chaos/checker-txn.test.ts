@@ -80,6 +80,24 @@ describe('the exactly-once checker', () => {
     assert.deepEqual(kinds(h.ops), ['lost', 'lost-commit']);
   });
 
+  it('says of a lost input which transactions read it and whether its output reached the log', () => {
+    const skipped = new Builder().final(INPUT, [], 2);
+    const lostSkipped = new ExactlyOnceChecker(1)
+      .check(skipped.ops)
+      .anomalies.filter((a) => a.kind === 'lost');
+    assert.equal(lostSkipped.length, 2);
+    assert.match(lostSkipped[0]!.description, /read by no transaction; no output record in the log/);
+    const aborted = new Builder().txn('t0.1.0', [INPUT[0]!], 'info').final(INPUT, [], 2);
+    aborted.ops.find((op) => op.f === 'read-output-uncommitted')!.value = {
+      partition: 0,
+      end: 1,
+      records: [[0, 0, 'p0-0@t0.1.0']],
+    };
+    const lost = new ExactlyOnceChecker(1).check(aborted.ops).anomalies.filter((a) => a.kind === 'lost');
+    assert.match(lost[0]!.description, /read by t0\.1\.0 \(unknown\); an output record in the log/);
+    assert.ok(lost[0]!.opIndexes.includes(0), 'the reading transaction is among the proof ops');
+  });
+
   it('finds output committed without its input offset, and a transaction half visible', () => {
     const h = new Builder().txn('t0.1.0', INPUT, 'info').final(INPUT, [[0, 0, 'p0-0@t0.1.0']], 0);
     assert.deepEqual(kinds(h.ops), ['partial-txn', 'uncommitted-output']);

@@ -73,6 +73,19 @@ export class ExactlyOnceChecker implements Checker {
         offsets = { value: op.value as Record<string, number>, opIndex: op.index };
       }
     }
+    // Which transactions read each input value, and which values have an output record at all (read_uncommitted):
+    // a lost input read by no transaction was skipped by a processor; one read by some lost its output afterwards.
+    const readers = new Map<string, string[]>();
+    for (const [id, t] of txns)
+      for (const [, , v] of t.inputs) readers.set(v, [...(readers.get(v) ?? []), id]);
+    const writtenAtAll = new Set<string>();
+    for (const op of history) {
+      if (op.process !== 'final' || op.type !== 'ok' || op.f !== 'read-output-uncommitted') continue;
+      for (const [, , value] of (op.value as { records: Seen[] }).records) {
+        const at = value.lastIndexOf('@');
+        writtenAtAll.add(at < 0 ? value : value.slice(0, at));
+      }
+    }
     const missingInput = [...inputReads].filter(([, r]) => r === null).map(([p]) => p);
     const missingOutput = Array.from({ length: this.partitions }, (_, p) => p).filter(
       (p) => !outputReads.has(p),
@@ -167,10 +180,22 @@ export class ExactlyOnceChecker implements Checker {
         if (offset < committed) {
           processed++;
           if (out.length === 0) {
+            const by = readers.get(value) ?? [];
+            const readBy =
+              by.length === 0
+                ? 'read by no transaction'
+                : `read by ${by.map((id) => `${id} (${txns.get(id)!.outcome})`).join(', ')}`;
+            const written = writtenAtAll.has(value)
+              ? 'an output record in the log'
+              : 'no output record in the log';
             anomalies.push({
               kind: 'lost',
-              description: `input ${partition}:${offset} "${value}" is below the committed offset ${committed} but not in the committed output`,
-              opIndexes: [read!.opIndex, offsets.opIndex],
+              description: `input ${partition}:${offset} "${value}" is below the committed offset ${committed} but not in the committed output (${readBy}; ${written})`,
+              opIndexes: [
+                read!.opIndex,
+                offsets.opIndex,
+                ...by.slice(-4).flatMap((id) => opsOf(txns.get(id)!)),
+              ],
             });
           }
         } else {
