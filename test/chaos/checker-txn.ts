@@ -78,10 +78,15 @@ export class ExactlyOnceChecker implements Checker {
     const readers = new Map<string, string[]>();
     for (const [id, t] of txns)
       for (const [, , v] of t.inputs) readers.set(v, [...(readers.get(v) ?? []), id]);
+    // An output partition whose read_committed end (its last stable offset) is below its log end at the final read
+    // holds a transaction nobody ended: everything after it is missing from the committed output.
     const writtenAtAll = new Set<string>();
+    const logEnds = new Map<number, number>();
     for (const op of history) {
       if (op.process !== 'final' || op.type !== 'ok' || op.f !== 'read-output-uncommitted') continue;
-      for (const [, , value] of (op.value as { records: Seen[] }).records) {
+      const read = op.value as { partition: number; end: number; records: Seen[] };
+      logEnds.set(read.partition, read.end);
+      for (const [, , value] of read.records) {
         const at = value.lastIndexOf('@');
         writtenAtAll.add(at < 0 ? value : value.slice(0, at));
       }
@@ -159,6 +164,10 @@ export class ExactlyOnceChecker implements Checker {
       }
     }
 
+    const stuck = [...outputReads]
+      .filter(([p, r]) => r.end < (logEnds.get(p) ?? r.end))
+      .map(([p, r]) => `; output ${p} stable only to ${r.end} of ${logEnds.get(p)}`)
+      .join('');
     // Exactly once, measured against the committed input offsets.
     let processed = 0;
     let unprocessed = 0;
@@ -190,7 +199,7 @@ export class ExactlyOnceChecker implements Checker {
               : 'no output record in the log';
             anomalies.push({
               kind: 'lost',
-              description: `input ${partition}:${offset} "${value}" is below the committed offset ${committed} but not in the committed output (${readBy}; ${written})`,
+              description: `input ${partition}:${offset} "${value}" is below the committed offset ${committed} but not in the committed output (${readBy}; ${written}${stuck})`,
               opIndexes: [
                 read!.opIndex,
                 offsets.opIndex,
