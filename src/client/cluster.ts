@@ -66,6 +66,26 @@ export interface MetadataSnapshot {
   topics: Map<string, TopicInfo>;
 }
 
+/**
+ * The topic as the client keeps it after a Metadata answer: a partition whose leader epoch there is older than the
+ * one already known keeps what is known (Kafka's Metadata.updateLatestMetadata), since the answering broker has not
+ * heard of the newest election yet (UpdateMetadata reaches brokers one by one) or was deposed without knowing it.
+ * Taken, it would send produce and fetch requests to the old leader, and make a consumer validate its position
+ * there (an epoch the old leader never saw reads as unknown, and auto.offset.reset moves the position). A new topic
+ * id (the topic deleted and created again) takes the answer whole.
+ */
+export function withNewestLeaderEpochs(known: TopicInfo | undefined, fresh: TopicInfo): TopicInfo {
+  if (known === undefined || (fresh.topicId !== ZERO_UUID && fresh.topicId !== known.topicId)) return fresh;
+  let kept = false;
+  const partitions = fresh.partitions.map((p) => {
+    const old = known.partitions.find((k) => k.partition === p.partition);
+    if (old === undefined || p.leaderEpoch < 0 || old.leaderEpoch <= p.leaderEpoch) return p;
+    kept = true;
+    return old;
+  });
+  return kept ? { ...fresh, partitions } : fresh;
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
@@ -298,12 +318,17 @@ export class Cluster {
       includeTopicAuthorizedOperations: false,
     });
     const snapshot = this.toSnapshot(res);
-    // A full listing replaces the view; a partial one updates the topics it names.
+    // A full listing replaces the view; a partial one updates the topics it names. Neither takes a partition's
+    // older leader epoch (withNewestLeaderEpochs).
+    const known = this.metadata.topics;
+    const fresh = new Map(
+      [...snapshot.topics].map(([name, t]) => [name, withNewestLeaderEpochs(known.get(name), t)] as const),
+    );
     const merged: MetadataSnapshot = {
       clusterId: snapshot.clusterId,
       controllerId: snapshot.controllerId,
       brokers: snapshot.brokers,
-      topics: topics === null ? snapshot.topics : new Map([...this.metadata.topics, ...snapshot.topics]),
+      topics: topics === null ? fresh : new Map([...known, ...fresh]),
     };
     this.metadata = merged;
     this.metadataAtMs = Date.now();
