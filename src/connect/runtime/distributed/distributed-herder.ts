@@ -1135,20 +1135,55 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   }
 
   async alterConnectorOffsets(name: string, offsets: ConnectorOffset[] | null): Promise<string> {
+    let config = await this.modifyOffsetsChecks(name);
+    if (this.typeOf(config) === 'sink') return this.alterSinkOffsets(name, config, offsets);
+    // As Kafka's modifyConnectorOffsets: under exactly-once, the tasks of older generations are fenced first, so a
+    // zombie task still running somewhere cannot commit offsets over the ones written here. The fencing may take a
+    // while: the checks run again after it, on what the config topic says then.
+    if (this.worker.exactlyOnceSourceEnabled()) {
+      try {
+        await this.fenceAsLeader(name);
+      } catch (err) {
+        this.log.error(
+          `Failed to perform zombie fencing for ${name} prior to modifying offsets: ${String(err)}`,
+        );
+        throw new ConnectException(
+          'Failed to perform zombie fencing for source connector prior to modifying offsets',
+          {
+            cause: err,
+          },
+        );
+      }
+      config = await this.modifyOffsetsChecks(name);
+    }
+    const store = await this.worker.sourceOffsetStore(config);
+    await store.refresh?.();
+    return this.alterSourceOffsets(name, config, store, offsets);
+  }
+
+  /**
+   * Kafka's modifyConnectorOffsetsChecks: the leader, having read the config topic to its end (a stop, resume or
+   * reconfiguration another worker wrote counts), finds the connector STOPPED with no task configs left, so that
+   * no task of it can still be running anywhere while its offsets change (a STOPPED state alone does not say its
+   * tasks went). Returns the connector's config.
+   */
+  private async modifyOffsetsChecks(name: string): Promise<Record<string, string>> {
     this.requireLeader();
+    try {
+      await this.configs.readToEnd();
+    } catch (err) {
+      throw new ConnectException('Failed to read to end of config topic before modifying connector offsets', {
+        cause: err,
+      });
+    }
     const config = this.config(name);
-    // As Kafka's modifyConnectorOffsetsChecks: STOPPED and no task configs left, so that no task of the connector
-    // can still be running anywhere while its offsets change (a STOPPED state alone does not say its tasks went).
     if (this.configs.targetState(name) !== 'STOPPED' || this.configs.taskCount(name) !== 0) {
       throw new RestError(
         400,
         `Connectors must be in the STOPPED state before their offsets can be modified. This can be done for the specified connector by issuing a 'PUT' request to the '/connectors/${name}/stop' endpoint`,
       );
     }
-    if (this.typeOf(config) === 'sink') return this.alterSinkOffsets(name, config, offsets);
-    const store = await this.worker.sourceOffsetStore(config);
-    await store.refresh?.();
-    return this.alterSourceOffsets(name, config, store, offsets);
+    return config;
   }
 
   /** KIP-976: every worker, this one included, applies the level when it reads the record. */
