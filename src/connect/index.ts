@@ -9,6 +9,7 @@ export {
   type ConfigValue,
   type Importance,
   nonEmptyString,
+  nonEmptyStringWithoutControlChars,
   oneOf,
   Password,
   range,

@@ -345,7 +345,7 @@ test("bad input gets Kafka Connect's error bodies and status codes", async () =>
       config: { 'connector.class': 'FileStreamSource', topic: 't' },
     }),
     400,
-    /control characters/,
+    /control sequences/,
   );
   err(
     await rest(worker.url, 'POST', '/connectors', { name: 'x', config: { topics: { nested: true } } }),
@@ -392,6 +392,98 @@ test("bad input gets Kafka Connect's error bodies and status codes", async () =>
     /does not match request type FileStreamSource/,
   );
   assert.equal((await rest(worker.url, 'DELETE', '/connectors/dup')).status, 204);
+});
+
+test("a bad connector name is refused by the config validation, with Kafka's messages and error count", async () => {
+  const source = { 'connector.class': 'FileStreamSource', topic: 'names-topic' };
+  const invalid = (...errors: string[]) => ({
+    status: 400,
+    body: {
+      error_code: 400,
+      message:
+        `Connector configuration is invalid and contains the following ${errors.length} error(s):\n` +
+        `${errors.join('\n')}\n` +
+        'You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`',
+    },
+  });
+  // Kafka's ConnectorsResource trims the name and takes a missing one as empty: its validation then refuses it.
+  for (const name of [undefined, '', '   ']) {
+    assert.deepEqual(
+      await rest(worker.url, 'POST', '/connectors', { name, config: source }),
+      invalid('Invalid value  for configuration name: String may not be empty'),
+      JSON.stringify(name),
+    );
+  }
+  // Every error of the config is listed, the name's first; Java's isISOControl also covers U+0080 to U+009F.
+  assert.deepEqual(
+    await rest(worker.url, 'POST', '/connectors', {
+      name: ' a\tb\u0085 ',
+      config: { 'connector.class': 'FileStreamSource' },
+    }),
+    invalid(
+      'Invalid value a\tb\u0085 for configuration name: String may not contain control sequences but had the following ASCII chars: 9, 133',
+      'Missing required configuration "topic" which has no default value.',
+    ),
+  );
+  assert.deepEqual(
+    await rest(worker.url, 'PUT', `/connectors/${encodeURIComponent('c\u009f')}/config`, source),
+    invalid(
+      'Invalid value c\u009f for configuration name: String may not contain control sequences but had the following ASCII chars: 159',
+    ),
+  );
+  // The validate endpoint counts the same error, as a script checking error_count expects.
+  const validated = await rest(worker.url, 'PUT', '/connector-plugins/FileStreamSource/config/validate', {
+    ...source,
+    name: 'a\u0001b',
+  });
+  assert.equal(validated.status, 200);
+  const body = validated.body as {
+    error_count: number;
+    configs: { value: { name: string; errors: string[] } }[];
+  };
+  assert.equal(body.error_count, 1);
+  assert.deepEqual(body.configs.find((c) => c.value.name === 'name')?.value.errors, [
+    'Invalid value a\u0001b for configuration name: String may not contain control sequences but had the following ASCII chars: 1',
+  ]);
+  // No length limit in Kafka: a long name is a name.
+  const long = 'n'.repeat(300);
+  assert.equal((await rest(worker.url, 'POST', '/connectors', { name: long, config: source })).status, 201);
+  assert.equal((await rest(worker.url, 'DELETE', `/connectors/${long}`)).status, 204);
+  assert.deepEqual((await rest(worker.url, 'GET', '/connectors')).body, []);
+});
+
+test("a client setting that does not parse fails a sink's offsets request with Kafka's 500, not a 400", async () => {
+  // Kafka's ConfigException is no ConnectRestException: its ConnectExceptionMapper answers 500. Building the
+  // offsets admin fails on the override; the offsets changes wrap it (Worker's maybeWrap), the read does not.
+  const sink = {
+    'connector.class': 'FileStreamSink',
+    topics: 'bad-admin-topic',
+    file: join(dir, 'bad-admin.txt'),
+    'admin.override.request.timeout.ms': 'soon',
+  };
+  const created = await rest(worker.url, 'POST', '/connectors', {
+    name: 'bad-admin',
+    config: sink,
+    initial_state: 'STOPPED',
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const read = await rest(worker.url, 'GET', '/connectors/bad-admin/offsets');
+  assert.equal(read.status, 500, JSON.stringify(read.body));
+  assert.match((read.body as { message: string }).message, /Invalid value soon for configuration/);
+  const modified = {
+    status: 500,
+    body: { error_code: 500, message: 'Failed to modify offsets for sink connector bad-admin' },
+  };
+  assert.deepEqual(
+    await rest(worker.url, 'PATCH', '/connectors/bad-admin/offsets', {
+      offsets: [
+        { partition: { kafka_topic: 'bad-admin-topic', kafka_partition: 0 }, offset: { kafka_offset: 1 } },
+      ],
+    }),
+    modified,
+  );
+  assert.deepEqual(await rest(worker.url, 'DELETE', '/connectors/bad-admin/offsets'), modified);
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/bad-admin')).status, 204);
 });
 
 test("query flags read as Kafka's Jersey reads a Boolean: 'true' in any case is true, anything else false", async () => {

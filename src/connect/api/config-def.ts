@@ -229,6 +229,28 @@ export function oneOf(values: readonly string[], caseInsensitive = false): Valid
   };
 }
 
+/**
+ * Kafka's NonEmptyStringWithoutControlChars (a connector's `name`): empty refused, and every ISO control character
+ * (U+0000 to U+001F, U+007F to U+009F, as Java's Character.isISOControl), listed by code point.
+ */
+export const nonEmptyStringWithoutControlChars: Validator = {
+  ensureValid(name, value) {
+    if (value === null) return;
+    const s = String(value);
+    if (s.length === 0) throw ConfigException.invalid(name, value, 'String may not be empty');
+    const controls = [...s]
+      .map((c) => c.codePointAt(0)!)
+      .filter((c) => c <= 0x1f || (c >= 0x7f && c <= 0x9f));
+    if (controls.length > 0)
+      throw ConfigException.invalid(
+        name,
+        value,
+        `String may not contain control sequences but had the following ASCII chars: ${controls.join(', ')}`,
+      );
+  },
+  toString: () => 'non-empty string without ISO control characters',
+};
+
 /** Kafka's NonEmptyString. */
 export const nonEmptyString: Validator = {
   ensureValid(name, value) {

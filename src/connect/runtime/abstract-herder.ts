@@ -192,8 +192,7 @@ export abstract class AbstractHerder {
         throw new RestError(400, 'Offsets of sink connectors need "kafka_offset" (a non-negative integer)');
       toSet.push({ topic, partition, offset });
     }
-    const admin = this.worker.sinkOffsetsAdmin(name, config);
-    const group = this.worker.sinkGroupId(name, config);
+    const { admin, group } = this.sinkOffsetsClients(name, config);
     const results: { error: KafkaProtocolError | null }[] = [];
     let managed: boolean;
     try {
@@ -236,6 +235,22 @@ export abstract class AbstractHerder {
     const failed = results.find((r) => r.error !== null);
     if (failed !== undefined) throw this.sinkOffsetsFailure(name, offsets === null, failed.error);
     return offsetsModifiedMessage(managed, offsets === null);
+  }
+
+  /**
+   * The group and admin an offsets change of a sink uses. A setting that does not parse (a ConfigException: in
+   * Kafka a client's, no ConnectException) fails the change as Kafka's Worker wraps it, 500 "Failed to modify
+   * offsets for sink connector <name>".
+   */
+  private sinkOffsetsClients(name: string, config: Record<string, string>): { admin: Admin; group: string } {
+    try {
+      const group = this.worker.sinkGroupId(name, config);
+      return { admin: this.worker.sinkOffsetsAdmin(name, config), group };
+    } catch (err) {
+      if (err instanceof RestError) throw err;
+      this.herderLog.error(`Failed to modify offsets for sink connector ${name}: ${traceOf(err)}`);
+      throw new RestError(500, `Failed to modify offsets for sink connector ${name}`);
+    }
   }
 
   /** Kafka's answer (Worker.alterSinkConnectorOffsets, resetSinkConnectorOffsets) when the coordinator refuses. */

@@ -2,9 +2,16 @@
 // (ConnectorConfig, SourceConnectorConfig, SinkConnectorConfig), and what is built from them: the converters
 // and the transform chain of a task.
 
-import { ConfigDef, type ConfigValue, nonEmptyString, oneOf, range } from '../api/config-def.js';
+import {
+  ConfigDef,
+  type ConfigValue,
+  nonEmptyString,
+  nonEmptyStringWithoutControlChars,
+  oneOf,
+  range,
+} from '../api/config-def.js';
 import { type Converter, withPrefixStripped } from '../converters/converter.js';
-import { ConfigException, RestError } from '../errors.js';
+import { ConfigException } from '../errors.js';
 import { TransformChain, type TransformStep } from '../transforms/transformation.js';
 import type { Plugins } from './plugins.js';
 
@@ -18,7 +25,7 @@ export function commonConnectorDef(): ConfigDef {
     .define({
       name: 'name',
       type: 'STRING',
-      validator: nonEmptyString,
+      validator: nonEmptyStringWithoutControlChars,
       importance: 'HIGH',
       documentation: 'Globally unique name to use for this connector.',
       group: COMMON,
@@ -391,14 +398,4 @@ export function splitList(value: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-}
-
-/** Rejects a connector name Kafka's validation rejects (NonEmptyStringWithoutControlChars): a 400 there too. */
-export function checkConnectorName(name: string): void {
-  if (name.trim() === '') throw new RestError(400, 'Connector name must not be empty');
-  for (const ch of name) {
-    const code = ch.charCodeAt(0);
-    if (code < 0x20 || code === 0x7f)
-      throw new RestError(400, 'Connector name must not contain control characters');
-  }
 }

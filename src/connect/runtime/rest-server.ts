@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TlsOptions } from 'node:tls';
 import type { Logger } from '../../common/logger.js';
-import { ConfigException, ConnectException, RequestTargetError, RestError } from '../errors.js';
+import { ConnectException, RequestTargetError, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import {
   type RequestSignature,
@@ -182,11 +182,9 @@ export class RestServer {
       const body = objectBody(await r.body());
       const name = typeof body.name === 'string' ? body.name.trim() : undefined;
       const config = configBody(body.config ?? {});
-      if (name === undefined || name === '') {
-        if (config.name === undefined)
-          throw new RestError(400, 'Connector name must be specified in the request body ("name")');
-      }
-      const connectorName = name ?? config.name!;
+      // As Kafka's ConnectorsResource, a missing name is an empty one, which the config validation refuses with
+      // its message; Brook also takes the name from the config when the body has none.
+      const connectorName = name === undefined || name === '' ? (config.name ?? '') : name;
       checkNameMatches(connectorName, config);
       const initial = initialState(body.initial_state);
       const { info } = await h.putConnectorConfig(connectorName, config, false, initial);
@@ -409,9 +407,9 @@ export class RestServer {
       if (err instanceof RequestTargetError) return this.forward(req, res, url, body, err);
       if (err instanceof RestError)
         return send(res, err.statusCode, { error_code: err.statusCode, message: err.message });
-      // Kafka's ConnectExceptionMapper answers a plain ConnectException with 500; a config refused by validation
-      // is a 400 (its BadRequestException), which a ConfigException stands for here.
-      if (err instanceof ConfigException) return send(res, 400, { error_code: 400, message: err.message });
+      // Kafka's ConnectExceptionMapper answers 500 to anything but its ConnectRestException (RestError here),
+      // NotFoundException and AlreadyExistsException: a ConnectException, and a ConfigException too (a setting that
+      // does not parse when a client is built). A config refused by validation is a RestError 400 (checkValid).
       if (err instanceof ConnectException) return send(res, 500, { error_code: 500, message: err.message });
       throw err;
     }

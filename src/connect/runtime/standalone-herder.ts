@@ -9,7 +9,6 @@ import type { Connector, TaskConfig } from '../api/connector.js';
 import { ConnectException, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { AbstractHerder, stateInfo } from './abstract-herder.js';
-import { checkConnectorName } from './connector-config.js';
 import type {
   ConnectorInfo,
   ConnectorOffset,
@@ -83,7 +82,6 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
     allowReplace: boolean,
     initialState: TargetState = 'STARTED',
   ): Promise<{ created: boolean; info: ConnectorInfo }> {
-    checkConnectorName(name);
     const existing = this.entries.get(name);
     if (existing !== undefined && !allowReplace) throw new RestError(409, `Connector ${name} already exists`);
     await this.checkValid(config);

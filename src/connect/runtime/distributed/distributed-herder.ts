@@ -17,7 +17,6 @@ import type { Connector, SourceConnector, TaskConfig } from '../../api/connector
 import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
 import { AbstractHerder, stateInfo } from '../abstract-herder.js';
 import type { ClientKind } from '../client-configs.js';
-import { checkConnectorName } from '../connector-config.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
 import type {
   ConnectorInfo,
@@ -1006,7 +1005,6 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     allowReplace: boolean,
     initialState: TargetState = 'STARTED',
   ): Promise<{ created: boolean; info: ConnectorInfo }> {
-    checkConnectorName(name);
     this.requireLeader();
     const exists = this.configs.connectors.has(name);
     if (exists && !allowReplace) throw new RestError(409, `Connector ${name} already exists`);
