@@ -182,9 +182,9 @@ export class RestServer {
       const body = objectBody(await r.body());
       const name = typeof body.name === 'string' ? body.name.trim() : undefined;
       const config = configBody(body.config ?? {});
-      // As Kafka's ConnectorsResource, a missing name is an empty one, which the config validation refuses with
-      // its message; Brook also takes the name from the config when the body has none.
-      const connectorName = name === undefined || name === '' ? (config.name ?? '') : name;
+      // As Kafka's ConnectorsResource, a blank name is an empty one, which the config validation refuses with its
+      // message; without a name in the body, Brook takes the config's (Kafka: the same validation error).
+      const connectorName = name ?? config.name ?? '';
       checkNameMatches(connectorName, config);
       const initial = initialState(body.initial_state);
       const { info } = await h.putConnectorConfig(connectorName, config, false, initial);

@@ -1142,15 +1142,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       try {
         await this.fenceAsLeader(name);
       } catch (err) {
-        this.log.error(
-          `Failed to perform zombie fencing for ${name} prior to modifying offsets: ${String(err)}`,
-        );
-        throw new ConnectException(
-          'Failed to perform zombie fencing for source connector prior to modifying offsets',
-          {
-            cause: err,
-          },
-        );
+        const message = 'Failed to perform zombie fencing for source connector prior to modifying offsets';
+        this.log.error(`${message} ${name}: ${String(err)}`);
+        throw new ConnectException(message, { cause: err });
       }
       config = await this.modifyOffsetsChecks(name);
     }
