@@ -1,0 +1,202 @@
+// Compaction below the last stable offset, through the wire: a broker process with a fast cleaner, a compacted
+// topic of small segments, and an open transaction whose first record lies inside an older (rolled) segment, so
+// the last stable offset is in the middle of that segment. Kafka's cleaner (LogCleanerManager.cleanableOffsets,
+// then LogToClean's calculateCleanableBytes) stops at the base offset of the segment that holds the first
+// uncleanable offset: only the segments wholly below it are cleaned, and only their keys enter the offset map
+// (Cleaner.buildOffsetMap over [first dirty, that base)). So a consumer sees the keys of those segments compacted,
+// and every record from that segment on as it was produced, the open transaction's included. The data of a
+// transaction aborted meanwhile goes from the cleaned segments even though its ABORT marker lies past the cut
+// (Kafka's collectAbortedTransactions finds it through the later segments' transaction indexes).
+
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { callCoordinator, transactionCompleted } from '../helpers/txn-session.js';
+import {
+  consumerFetchBody,
+  createTopic,
+  fetchPartition,
+  readPartition,
+  WireClient,
+} from '../helpers/wire-client.js';
+
+const TOPIC = 'open-txn-table';
+/** A record batch of about 300 bytes: three fill a 1024-byte segment, a fourth rolls it. */
+const pad = (value: string) => value.padEnd(230, '.');
+
+interface Transaction {
+  readonly tid: string;
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  sequence: number;
+}
+
+describe('compaction with an open transaction inside an older segment', () => {
+  let broker: BrokerProcess;
+  let client: WireClient;
+
+  before(async () => {
+    broker = await startBroker({
+      overrides: { 'log.cleaner.backoff.ms': 100, 'transaction.state.log.replication.factor': 1 },
+    });
+    client = await WireClient.connect(broker.host, broker.port);
+    await createTopic(client, TOPIC, {
+      numPartitions: 1,
+      replicationFactor: 1,
+      configs: { 'cleanup.policy': 'compact', 'segment.bytes': '1024', 'min.cleanable.dirty.ratio': '0.01' },
+    });
+  });
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+  });
+
+  async function begin(tid: string): Promise<Transaction> {
+    const init = await callCoordinator(
+      () => [broker],
+      1,
+      tid,
+      ApiKey.INIT_PRODUCER_ID,
+      4,
+      { transactionalId: tid, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 },
+      (r) => r.errorCode,
+      60_000,
+    );
+    assert.equal(init.errorCode, ErrorCode.NONE);
+    const added = await client.call(ApiKey.ADD_PARTITIONS_TO_TXN, 3, {
+      transactions: [],
+      v3AndBelowTransactionalId: tid,
+      v3AndBelowProducerId: init.producerId,
+      v3AndBelowProducerEpoch: init.producerEpoch,
+      v3AndBelowTopics: [{ name: TOPIC, partitions: [0] }],
+    });
+    assert.equal(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode, ErrorCode.NONE);
+    return { tid, producerId: init.producerId, producerEpoch: init.producerEpoch, sequence: 0 };
+  }
+
+  /** Produces one record, in `txn` when given; answers its offset. */
+  async function produce(key: string, value: string, txn?: Transaction): Promise<number> {
+    const records = txn
+      ? buildBatch([{ key, value: pad(value) }], {
+          producerId: Number(txn.producerId),
+          producerEpoch: txn.producerEpoch,
+          baseSequence: txn.sequence++,
+          transactional: true,
+        })
+      : buildBatch([{ key, value: pad(value) }]);
+    const r = await client.call(ApiKey.PRODUCE, 9, {
+      transactionalId: txn?.tid ?? null,
+      acks: -1,
+      timeoutMs: 5000,
+      topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }],
+    });
+    const p = r.responses[0].partitionResponses[0];
+    assert.equal(p.errorCode, ErrorCode.NONE);
+    return Number(p.baseOffset);
+  }
+
+  async function abort(txn: Transaction): Promise<void> {
+    const ended = await client.call(ApiKey.END_TXN, 3, {
+      transactionalId: txn.tid,
+      producerId: txn.producerId,
+      producerEpoch: txn.producerEpoch,
+      committed: false,
+    });
+    assert.equal(ended.errorCode, ErrorCode.NONE);
+    await transactionCompleted(() => [broker], txn.tid, false);
+  }
+
+  /** `offset key=value` of every data record a read_uncommitted consumer gets from offset 0. */
+  async function records(): Promise<string[]> {
+    return (await readPartition(client, TOPIC, 0))
+      .filter((r) => r.key !== null && /^[kf]/.test(r.key.toString()))
+      .map((r) => `${r.offset} ${r.key}=${r.value?.toString().replace(/\.+$/, '')}`);
+  }
+
+  /** Base offsets of the partition's segment files. */
+  const segmentBases = () =>
+    readdirSync(join(broker.dataDir, `${TOPIC}-0`))
+      .filter((name) => name.endsWith('.log'))
+      .map((name) => Number(name.slice(0, 20)))
+      .sort((a, b) => a - b);
+
+  async function until(what: string, done: (got: string[]) => boolean): Promise<string[]> {
+    const deadline = Date.now() + 20_000;
+    let got = await records();
+    while (!done(got) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      got = await records();
+    }
+    assert.ok(done(got), `${what}: ${JSON.stringify(got)}`);
+    return got;
+  }
+
+  it('cleans only below the segment holding the last stable offset, and keeps the open transaction', async () => {
+    const aborted = await begin('lso-aborted');
+    const produced: string[] = [];
+    const plain = async (key: string, value: string) => {
+      produced.push(`${await produce(key, value)} ${key}=${value}`);
+    };
+    assert.equal(await produce('k9', 'aborted', aborted), 0);
+    await plain('k0', 'v1');
+    await plain('k1', 'v1');
+    await plain('k2', 'v1');
+    await plain('k0', 'v2');
+    await plain('k1', 'v2');
+    await plain('k2', 'v2');
+    const open = await begin('lso-open');
+    assert.equal(await produce('k1', 'open', open), 7);
+    // Its ABORT marker (offset 8) lies past the first uncleanable offset, in the segment the open transaction holds.
+    await abort(aborted);
+    for (let round = 3; round <= 4; round++) {
+      for (const key of ['k0', 'k1', 'k2']) await plain(key, `v${round}`);
+    }
+    const bases = segmentBases();
+    assert.deepEqual(
+      bases.slice(0, 3),
+      [0, 3, 6],
+      'three batches a segment; the open transaction is inside the third',
+    );
+    assert.ok(bases.length >= 5, `later segments rolled too: ${bases}`);
+
+    const committedFetch = await client.call(
+      ApiKey.FETCH,
+      12,
+      consumerFetchBody([{ topic: TOPIC, partitions: [fetchPartition(0, 0)] }]),
+    );
+    const stable = committedFetch.responses[0].partitions[0].lastStableOffset;
+    assert.equal(Number(stable), 7, 'the open transaction holds the last stable offset inside segment 6');
+
+    // Segments 0 and 3 are cleaned against their own keys: k0 and k1 of round 1 (and the aborted record) go, k2 of
+    // round 1 stays, being the latest of its key below 6. From 6 on nothing is touched, although every key there
+    // is written again later.
+    const fromSix = produced.filter((r) => Number(r.split(' ')[0]) >= 6);
+    const expected = ['3 k2=v1', '4 k0=v2', '5 k1=v2', fromSix[0]!, '7 k1=open', ...fromSix.slice(1)];
+    await until('segments below 6 compacted', (got) => !got.some((r) => r.startsWith('1 ')));
+    // More looks of the cleaner (every 100 ms) must not remove anything at or after the segment of the LSO.
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(await records(), expected);
+
+    // Once the open transaction is aborted too, the last stable offset reaches the log end: the next cleaning goes
+    // up to the active segment and removes the aborted record (its marker is below the cut now).
+    await abort(open);
+    const fillers: string[] = [];
+    for (let i = 0; i < 4; i++) fillers.push(`${await produce(`f${i}`, 'filler')} f${i}=filler`);
+    const latest = produced.slice(-3);
+    await until(
+      'everything below the active segment compacted',
+      (got) => !got.some((r) => r.includes('=open')),
+    );
+    const got = await records();
+    for (const record of latest) assert.ok(got.includes(record), `${record} kept: ${JSON.stringify(got)}`);
+    assert.ok(
+      got.every((r) => !/k[0-2]=v[1-3]$/.test(r)),
+      `only the latest value of each key left: ${JSON.stringify(got)}`,
+    );
+  });
+});
