@@ -108,6 +108,7 @@ test('a topic config read that fails keeps the overrides known, or fails the req
       return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
     },
     whenLogsDurable: () => Promise.resolve(),
+    refreshSettings: () => {},
   } as unknown as ReplicaManager;
   const requests = new ControllerRequests(session, {} as MetadataCache, replicas, topicConfigs);
 
@@ -166,7 +167,7 @@ test('partitions marked deleted are told once, while the metadata still shows th
   const store = InProcessStore.open({ dataDir: null });
   const session = store.openSession();
   const metadata = new MetadataCache('cluster');
-  const replicas = { deleteStrayReplicas: () => [] } as unknown as ReplicaManager;
+  const replicas = { deleteStrayReplicas: () => [], refreshSettings: () => {} } as unknown as ReplicaManager;
   const requests = new ControllerRequests(
     session,
     metadata,

@@ -94,7 +94,9 @@ export class ControllerRequests {
    * still gets its own controller's requests) says nothing about them: the overrides known stay, and a topic with
    * none known yet makes the request fail with a retriable error (false), so the controller sends it again. Taken
    * as "no overrides", it put the topic on the broker's defaults (min.insync.replicas, cleanup.policy, retention)
-   * until the next request.
+   * until the next request. The topic's logs and partitions take what was read at once: logs loaded at start were
+   * opened before any override was known (on the broker's defaults), and a change made while this broker was down
+   * reaches it only here, as Kafka's LogManager opens and keeps each log on its topic's overrides.
    */
   private async loadConfigs(topics: Iterable<string>): Promise<boolean> {
     let complete = true;
@@ -106,6 +108,7 @@ export class ControllerRequests {
       }
       const decoded = node.ok && node.value.data.length > 0 ? decodeEntityConfig(node.value.data) : null;
       this.topicConfigs.setOverrides(topic, new Map(decoded?.ok ? Object.entries(decoded.value) : []));
+      this.replicas.refreshSettings(topic);
     }
     return complete;
   }

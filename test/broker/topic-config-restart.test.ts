@@ -1,0 +1,60 @@
+// A topic's config overrides reach its logs after a restart. The logs on disk are opened before the broker has read
+// any topic config from the store, so they start on the broker's defaults; the overrides read for the controller's
+// first LeaderAndIsr must then be applied to them, as Kafka's LogManager opens every log with its topic's overrides.
+// Before the fix the logs kept the defaults until the topic's config was next altered: segment.bytes was ignored,
+// a compacted topic was no longer compacted (and fell under the 7-day retention of cleanup.policy=delete).
+
+import assert from 'node:assert/strict';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { createTopic, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
+
+const TOPIC = 'restarted-table';
+
+describe('topic configs after a restart', () => {
+  const overrides = { 'log.cleaner.backoff.ms': 100 };
+  let broker: BrokerProcess | undefined;
+  let client: WireClient | undefined;
+  after(async () => {
+    client?.close();
+    await broker?.stop();
+    if (broker) rmSync(broker.dataDir, { recursive: true, force: true });
+  });
+
+  it('segment.bytes and cleanup.policy=compact apply to a log loaded at start', async () => {
+    broker = await startBroker({ overrides, keepDataDir: true });
+    client = await WireClient.connect(broker.host, broker.port);
+    await createTopic(client, TOPIC, {
+      numPartitions: 1,
+      replicationFactor: 1,
+      configs: { 'cleanup.policy': 'compact', 'segment.bytes': '1024', 'min.cleanable.dirty.ratio': '0.01' },
+    });
+    const produce = async (key: string, value: string) => {
+      const r = await produceBatch(client!, TOPIC, buildBatch([{ key, value: value.padEnd(300, '.') }]));
+      assert.equal(r.errorCode, ErrorCode.NONE);
+    };
+    await produce('k', 'first');
+    client.close();
+    await broker.stop();
+    broker = await startBroker({ overrides, keepDataDir: true, dataDir: broker.dataDir });
+    client = await WireClient.connect(broker.host, broker.port);
+    await produce('k', 'second');
+    for (let i = 0; i < 6; i++) await produce(`other-${i}`, 'filler');
+    const segments = readdirSync(join(broker.dataDir, `${TOPIC}-0`)).filter((n) => n.endsWith('.log'));
+    assert.ok(segments.length >= 3, `segment.bytes=1024 rolls segments of three batches: ${segments}`);
+    const deadline = Date.now() + 10_000;
+    let values: string[] = [];
+    do {
+      values = (await readPartition(client, TOPIC, 0)).map(
+        (r) => `${r.key}=${r.value?.toString().split('.')[0]}`,
+      );
+      if (!values.includes('k=first')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    } while (Date.now() < deadline);
+    assert.equal(values[0], 'k=second', `the overwritten value is compacted away: ${values}`);
+  });
+});
