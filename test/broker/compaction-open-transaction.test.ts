@@ -60,7 +60,7 @@ describe('compaction with an open transaction inside an older segment', () => {
     if (broker) rmSync(broker.dataDir, { recursive: true, force: true });
   });
 
-  async function begin(tid: string): Promise<Transaction> {
+  async function begin(tid: string, topic = TOPIC): Promise<Transaction> {
     const init = await callCoordinator(
       () => [broker],
       1,
@@ -77,27 +77,33 @@ describe('compaction with an open transaction inside an older segment', () => {
       v3AndBelowTransactionalId: tid,
       v3AndBelowProducerId: init.producerId,
       v3AndBelowProducerEpoch: init.producerEpoch,
-      v3AndBelowTopics: [{ name: TOPIC, partitions: [0] }],
+      v3AndBelowTopics: [{ name: topic, partitions: [0] }],
     });
     assert.equal(added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode, ErrorCode.NONE);
     return { tid, producerId: init.producerId, producerEpoch: init.producerEpoch, sequence: 0 };
   }
 
-  /** Produces one record, in `txn` when given; answers its offset. */
-  async function produce(key: string, value: string, txn?: Transaction): Promise<number> {
+  /** Produces one record (to TOPIC unless told), in `txn` when given; answers its offset. */
+  async function produce(
+    key: string,
+    value: string,
+    options: { txn?: Transaction; topic?: string; timestamp?: number } = {},
+  ): Promise<number> {
+    const { txn, topic = TOPIC, timestamp } = options;
+    const record = { key, value: pad(value), timestamp };
     const records = txn
-      ? buildBatch([{ key, value: pad(value) }], {
+      ? buildBatch([record], {
           producerId: Number(txn.producerId),
           producerEpoch: txn.producerEpoch,
           baseSequence: txn.sequence++,
           transactional: true,
         })
-      : buildBatch([{ key, value: pad(value) }]);
+      : buildBatch([record]);
     const r = await client.call(ApiKey.PRODUCE, 9, {
       transactionalId: txn?.tid ?? null,
       acks: -1,
       timeoutMs: 5000,
-      topicData: [{ name: TOPIC, partitionData: [{ index: 0, records }] }],
+      topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
     });
     const p = r.responses[0].partitionResponses[0];
     assert.equal(p.errorCode, ErrorCode.NONE);
@@ -134,8 +140,8 @@ describe('compaction with an open transaction inside an older segment', () => {
   }
 
   /** `offset key=value` of every data record a read_uncommitted consumer gets from offset 0. */
-  async function records(): Promise<string[]> {
-    return (await readPartition(client, TOPIC, 0))
+  async function records(topic = TOPIC): Promise<string[]> {
+    return (await readPartition(client, topic, 0))
       .filter((r) => r.key !== null && /^[kf]/.test(r.key.toString()))
       .map((r) => `${r.offset} ${r.key}=${r.value?.toString().replace(/\.+$/, '')}`);
   }
@@ -147,10 +153,10 @@ describe('compaction with an open transaction inside an older segment', () => {
       .map((name) => Number(name.slice(0, 20)))
       .sort((a, b) => a - b);
 
-  async function until(what: string, done: (got: string[]) => boolean): Promise<string[]> {
+  async function until(what: string, done: (got: string[]) => boolean, topic = TOPIC): Promise<string[]> {
     const deadline = Date.now() + 20_000;
     // A broker just restarted may answer a fetch with an error for a moment: that is no answer yet.
-    const read = () => records().catch(() => []);
+    const read = () => records(topic).catch(() => []);
     let got = await read();
     while (!done(got) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
@@ -166,7 +172,7 @@ describe('compaction with an open transaction inside an older segment', () => {
     const plain = async (key: string, value: string) => {
       produced.push(`${await produce(key, value)} ${key}=${value}`);
     };
-    assert.equal(await produce('k9', 'aborted', aborted), 0);
+    assert.equal(await produce('k9', 'aborted', { txn: aborted }), 0);
     await plain('k0', 'v1');
     await plain('k1', 'v1');
     await plain('k2', 'v1');
@@ -174,7 +180,7 @@ describe('compaction with an open transaction inside an older segment', () => {
     await plain('k1', 'v2');
     await plain('k2', 'v2');
     const open = await begin('lso-open');
-    assert.equal(await produce('k1', 'open', open), 7);
+    assert.equal(await produce('k1', 'open', { txn: open }), 7);
     // Its ABORT marker (offset 8) lies past the first uncleanable offset, in the segment the open transaction holds.
     await abort(aborted);
     for (let round = 3; round <= 4; round++) {
@@ -231,5 +237,47 @@ describe('compaction with an open transaction inside an older segment', () => {
       got.every((r) => !/k[0-2]=v[1-3]$/.test(r)),
       `only the latest value of each key left: ${JSON.stringify(got)}`,
     );
+  });
+
+  it('max.compaction.lag.ms looks at the dirty segments past the cut too, as Kafka does', async () => {
+    // Kafka's LogCleanerManager.maxCompactionDelay takes the first batch timestamp of every dirty inactive segment,
+    // those from the segment of the first uncleanable offset on included, and a log whose oldest is past the lag is
+    // cleaned (below the cut) whatever its dirty ratio. Before the fix Brook looked below the cut only, so segments
+    // of old records after an open transaction did not make it clean what it could.
+    const topic = 'open-txn-lagged';
+    await createTopic(client, topic, {
+      numPartitions: 1,
+      replicationFactor: 1,
+      configs: {
+        'cleanup.policy': 'compact',
+        'segment.bytes': '1024',
+        'min.cleanable.dirty.ratio': '1.0',
+        'max.compaction.lag.ms': '86400000',
+      },
+    });
+    for (const [key, value] of [
+      ['k0', 'v1'],
+      ['k0', 'v2'],
+      ['k1', 'v1'],
+      ['k1', 'v2'],
+      ['k2', 'v1'],
+      ['k2', 'v2'],
+    ]) {
+      await produce(key!, value!, { topic });
+    }
+    const open = await begin('lagged-open', topic);
+    assert.equal(
+      await produce('k3', 'open', { topic, txn: open }),
+      6,
+      'the open transaction starts segment 6',
+    );
+    const twoDaysAgo = Date.now() - 2 * 86_400_000;
+    for (let i = 0; i < 6; i++) await produce(`old-${i}`, 'old', { topic, timestamp: twoDaysAgo });
+    const got = await until(
+      'segments below 6 cleaned by max.compaction.lag.ms',
+      (r) => !r.includes('0 k0=v1'),
+      topic,
+    );
+    assert.deepEqual(got.slice(0, 4), ['1 k0=v2', '3 k1=v2', '5 k2=v2', '6 k3=open']);
   });
 });

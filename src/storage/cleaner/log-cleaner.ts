@@ -147,10 +147,7 @@ export class LogCleaner {
       const total = range.cleanBytes + range.dirtyBytes;
       const dirtyRatio = total === 0 ? 0 : range.dirtyBytes / total;
       let reason: CleaningCandidate['reason'] | null = null;
-      if (
-        range.dirtyBytes > 0 &&
-        this.pastMaxCompactionLag(log, range.firstDirtyOffset, range.firstUncleanableOffset, nowMs)
-      ) {
+      if (range.dirtyBytes > 0 && this.pastMaxCompactionLag(log, range.firstDirtyOffset, nowMs)) {
         reason = 'max-compaction-lag';
       } else if (range.dirtyBytes > 0 && dirtyRatio > log.config.minCleanableDirtyRatio) {
         // Strictly greater, as Kafka's LogCleanerManager: min.cleanable.dirty.ratio=1.0 never cleans by ratio.
@@ -166,21 +163,19 @@ export class LogCleaner {
   }
 
   /**
-   * max.compaction.lag.ms: whether the first batch of a dirty segment is older than the lag. Reads one batch
-   * header per dirty segment, and only for logs that set the lag.
+   * max.compaction.lag.ms: whether the first batch of a dirty inactive segment is older than the lag. As Kafka's
+   * LogCleanerManager.maxCompactionDelay, every such segment counts, also those from the first uncleanable offset on
+   * (after an open transaction or within min.compaction.lag.ms): the pass then cleans what it can below the cut.
+   * Timestamps of 0 or less (none) do not count. Reads one batch header per dirty segment, only for logs that set
+   * the lag.
    */
-  private pastMaxCompactionLag(
-    log: Log,
-    firstDirty: number,
-    firstUncleanable: number,
-    nowMs: number,
-  ): boolean {
+  private pastMaxCompactionLag(log: Log, firstDirty: number, nowMs: number): boolean {
     if (log.config.maxCompactionLagMs >= NEVER) return false;
-    for (const segment of log.segmentList()) {
-      if (segment.baseOffset >= firstUncleanable) break;
+    const segments = log.segmentList();
+    for (const segment of segments.slice(0, segments.length - 1)) {
       if (segment.nextOffset <= firstDirty || segment.size < BATCH_HEADER_BYTES) continue;
       const first = batchHeader.maxTimestamp(segment.readBytes(0, BATCH_HEADER_BYTES), 0);
-      if (first >= 0 && first < nowMs - log.config.maxCompactionLagMs) return true;
+      if (first > 0 && first < nowMs - log.config.maxCompactionLagMs) return true;
     }
     return false;
   }
