@@ -239,6 +239,35 @@ describe('log compaction over the wire', () => {
     }
     assert.ok(left < 30, `${left} records left of 30 once the ratio is 0.99`);
   });
+  it('max.compaction.lag.ms does not count records with timestamp 0, as Kafka does', async () => {
+    // Kafka's LogCleanerManager.maxCompactionDelay keeps only first batch timestamps above 0: a segment of records
+    // stamped 0 is not "older than the lag" and, with min.cleanable.dirty.ratio=1.0, is not cleaned. Before the fix
+    // Brook took 0 for a time 56 years ago and cleaned such a log at once.
+    await create('lag-timestamp-zero', {
+      'cleanup.policy': 'compact',
+      'segment.bytes': '1024',
+      'min.cleanable.dirty.ratio': '1.0',
+      'max.compaction.lag.ms': '86400000',
+    });
+    for (const [key, value] of [
+      ['k', 'first'],
+      ['k', 'second'],
+      ['a', 'x'],
+      ['b', 'x'],
+      ['c', 'x'],
+      ['d', 'x'],
+    ]) {
+      const record = { key, value: value!.padEnd(300, '.'), timestamp: 0 };
+      const response = await produce('lag-timestamp-zero', buildBatch([record]));
+      assert.equal(response.errorCode, ErrorCode.NONE);
+    }
+    // The cleaner looks every 100 ms: 20 looks at rolled dirty segments.
+    await new Promise((r) => setTimeout(r, 2000));
+    const values = (await readPartition(client, 'lag-timestamp-zero', 0)).map(
+      (r) => r.value?.toString().split('.')[0],
+    );
+    assert.deepEqual(values.slice(0, 2), ['first', 'second'], 'nothing cleaned');
+  });
 });
 
 describe('__consumer_offsets is compacted', () => {
