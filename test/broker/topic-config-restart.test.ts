@@ -2,7 +2,8 @@
 // any topic config from the store, so they start on the broker's defaults; the overrides read for the controller's
 // first LeaderAndIsr must then be applied to them, as Kafka's LogManager opens every log with its topic's overrides.
 // Before the fix the logs kept the defaults until the topic's config was next altered: segment.bytes was ignored,
-// a compacted topic was no longer compacted (and fell under the 7-day retention of cleanup.policy=delete).
+// a compacted topic was no longer compacted, and a topic kept forever (retention.ms=-1) lost its records older than
+// the broker's 7 days at the first retention check.
 
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
@@ -56,5 +57,39 @@ describe('topic configs after a restart', () => {
       await new Promise((r) => setTimeout(r, 100));
     } while (Date.now() < deadline);
     assert.equal(values[0], 'k=second', `the overwritten value is compacted away: ${values}`);
+  });
+
+  it('retention.ms=-1 keeps old records across a restart', async () => {
+    // Before the fix the log came back on the broker's 7-day retention.ms: the first retention check after the
+    // restart deleted these 30-day-old records (the fetch from 0 was answered OFFSET_OUT_OF_RANGE).
+    const dataOverrides = { 'log.retention.check.interval.ms': 1 };
+    const restarted = await startBroker({ overrides: dataOverrides, keepDataDir: true });
+    let own = await WireClient.connect(restarted.host, restarted.port);
+    let current = restarted;
+    try {
+      await createTopic(own, 'kept-forever', {
+        numPartitions: 1,
+        replicationFactor: 1,
+        configs: { 'retention.ms': '-1', 'segment.bytes': '1024' },
+      });
+      const old = Date.now() - 30 * 86_400_000;
+      for (let i = 0; i < 8; i++) {
+        const record = { key: `k${i}`, value: 'x'.repeat(300), timestamp: old };
+        const r = await produceBatch(own, 'kept-forever', buildBatch([record]));
+        assert.equal(r.errorCode, ErrorCode.NONE);
+      }
+      own.close();
+      await current.stop();
+      current = await startBroker({ overrides: dataOverrides, keepDataDir: true, dataDir: current.dataDir });
+      own = await WireClient.connect(current.host, current.port);
+      // Retention checks every millisecond: a second is a thousand of them.
+      await new Promise((r) => setTimeout(r, 1000));
+      const offsets = (await readPartition(own, 'kept-forever', 0)).map((r) => r.offset);
+      assert.deepEqual(offsets, [0, 1, 2, 3, 4, 5, 6, 7]);
+    } finally {
+      own.close();
+      await current.stop();
+      rmSync(current.dataDir, { recursive: true, force: true });
+    }
   });
 });
