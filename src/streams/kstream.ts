@@ -251,24 +251,33 @@ export class KStream<K, V> {
     return sourceTable(b, name, parent, store, materialized?.storeName != null);
   }
 
+  /**
+   * Without a Grouped the grouping keeps the stream's serdes; a Grouped's own serdes replace them, and one it leaves
+   * out means the default serde (Kafka builds the grouped stream from the Grouped alone: groupByKey() passes
+   * Grouped.with(keySerde, valueSerde), groupByKey(Grouped.as(name)) none).
+   */
   groupByKey(grouped?: Grouped<K, V>): KGroupedStream<K, V> {
     return new KGroupedStream<K, V>(
       this.builder,
       this.nodeName,
-      grouped?.keySerde ?? this.keySerde,
-      grouped?.valueSerde ?? this.valueSerde,
+      grouped === undefined ? this.keySerde : grouped.keySerde,
+      grouped === undefined ? this.valueSerde : grouped.valueSerde,
       this.repartitionRequired,
       grouped?.name ?? null,
     );
   }
 
+  /**
+   * As groupByKey: without a Grouped the stream's value serde (Kafka's Grouped.with(null, valueSerde)), else the
+   * Grouped's serdes, the default ones where it has none.
+   */
   groupBy<K2>(selector: (key: K, value: V) => K2, grouped?: Grouped<K2, V>): KGroupedStream<K2, V> {
     const selected = this.selectKey(selector);
     return new KGroupedStream<K2, V>(
       this.builder,
       selected.nodeName,
-      grouped?.keySerde ?? null,
-      grouped?.valueSerde ?? this.valueSerde,
+      grouped === undefined ? null : grouped.keySerde,
+      grouped === undefined ? this.valueSerde : grouped.valueSerde,
       true,
       grouped?.name ?? null,
     );
