@@ -161,12 +161,14 @@ export function streamStreamJoin<K, V, VO, VR>(
   const otherValueSerde = joined?.otherValueSerde ?? right.valueSerde;
   let leftNode = left.nodeName;
   let rightNode = right.nodeName;
+  // Each side is repartitioned in its own key serde unless StreamJoined names one (null: the default serde), never
+  // the other side's, as Kafka's KStreamImpl.repartitionForJoin.
   if (left.repartitionRequired)
     leftNode = repartitionThrough(
       b,
       left.nodeName,
       name === null ? left.nodeName : `${name}-left`,
-      keySerde as Serde<unknown> | null,
+      (joined?.keySerde ?? left.keySerde) as Serde<unknown> | null,
       valueSerde as Serde<unknown> | null,
     );
   if (right.repartitionRequired)
@@ -174,7 +176,7 @@ export function streamStreamJoin<K, V, VO, VR>(
       b,
       right.nodeName,
       name === null ? right.nodeName : `${name}-right`,
-      keySerde as Serde<unknown> | null,
+      (joined?.keySerde ?? right.keySerde) as Serde<unknown> | null,
       otherValueSerde as Serde<unknown> | null,
     );
   // Kafka's NamedInternal.suffixWithOrElseGet: a StreamJoined name still takes the generated name's number.
