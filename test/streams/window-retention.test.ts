@@ -227,14 +227,19 @@ describe('window store retention', () => {
       try {
         assert.equal(again.reopened, true);
         assert.deepEqual(again.segmentIds(), [4, 5, 6]);
-        // Kept: 8 min on; read: after its stream time (12 min, below) minus the retention.
+        // Kept: 8 min on, all read: a reopened store has no stream time (Kafka's observedStreamTime stays -1
+        // after openExisting) until a write sets it.
+        assert.equal(again.observedStreamTimeMs, -1);
         assert.deepEqual(
           again.range(null, null).map((e) => e.value[0]),
-          [9, 10, 13],
+          [8, 9, 10, 13],
         );
-        // Its stream time starts at its newest segment's start (12 min): 8 min's segment is still the oldest.
+        // Its stream time is then that write's (7 min): its segment (6..8 min) lives again, nothing is dropped.
         again.put(key('c', 7 * MINUTE_MS), Buffer.from([7]));
-        assert.equal(again.expiredRecordsDropped, 1);
+        assert.equal(again.observedStreamTimeMs, 7 * MINUTE_MS);
+        assert.equal(again.expiredRecordsDropped, 0);
+        assert.deepEqual(again.segmentIds(), [3, 4, 5, 6]);
+        assert.deepEqual(again.get(key('c', 7 * MINUTE_MS)), Buffer.from([7]));
       } finally {
         again.close();
       }

@@ -5,8 +5,9 @@
 // `<store>.<i * interval>`), so expiry drops a whole segment and gives its disk space back: LMDB never shrinks a
 // file, and deleting entries one by one would leave the file as large as it ever was.
 //
-// Retention follows the store's own stream time, the largest timestamp ever put (restoration included), as in
-// Kafka's AbstractRocksDBSegmentedBytesStore: the oldest live segment is the one holding streamTime - retention;
+// Retention follows the store's own stream time, the largest timestamp put since it was opened (restoration
+// included; not the timestamps of what a reopened store finds on disk), as in Kafka's
+// AbstractRocksDBSegmentedBytesStore: the oldest live segment is the one holding streamTime - retention;
 // each write removes the segments before it, and a write into one of them is dropped (Kafka's "Skipping record
 // for expired segment"). Entries of the oldest live segment may be older than the retention: reads skip them, as
 // Kafka's do since 3.4 (KAFKA-12960: get and fetch start at streamTime - retention + 1), so a stream-stream join's
@@ -57,14 +58,12 @@ export class SegmentedBytesStore implements BytesKeyValueStore {
     this.intervalMs = segmentIntervalMs(o.retentionMs);
     this.persistent = o.segments.persistent;
     this.reopened = o.segments.reopened;
-    for (const id of o.segments.existing()) {
-      this.segments.set(id, o.segments.open(id));
-      // A lower bound of the stream time the last run reached: the start of its newest segment.
-      this.streamTimeMs = Math.max(this.streamTimeMs, id * this.intervalMs);
-    }
+    // The segments found leave the stream time unknown (-1), as Kafka's store after openExisting: nothing is read
+    // as expired or dropped until a write (or a restored changelog record) sets it.
+    for (const id of o.segments.existing()) this.segments.set(id, o.segments.open(id));
   }
 
-  /** The store's stream time: the largest timestamp put so far (-1 before any). */
+  /** The store's stream time: the largest timestamp put since it was opened (-1 before any). */
   get observedStreamTimeMs(): number {
     return this.streamTimeMs;
   }
