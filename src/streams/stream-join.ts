@@ -156,28 +156,30 @@ export function streamStreamJoin<K, V, VO, VR>(
   const b = left.builder;
   const t = b.topology;
   const name = joined?.name ?? null;
-  const keySerde = joined?.keySerde ?? left.keySerde ?? right.keySerde;
-  const valueSerde = joined?.valueSerde ?? left.valueSerde;
-  const otherValueSerde = joined?.otherValueSerde ?? right.valueSerde;
+  // The stores and the result take the StreamJoined serdes alone (null: the default serde), not the streams' own,
+  // as Kafka's KStreamImplJoin (StreamJoinedStoreFactory, the merge node's KStreamImpl).
+  const keySerde = joined?.keySerde ?? null;
+  const valueSerde = joined?.valueSerde ?? null;
+  const otherValueSerde = joined?.otherValueSerde ?? null;
   let leftNode = left.nodeName;
   let rightNode = right.nodeName;
-  // Each side is repartitioned in its own key serde unless StreamJoined names one (null: the default serde), never
-  // the other side's, as Kafka's KStreamImpl.repartitionForJoin.
+  // Each side is repartitioned in the StreamJoined serdes, else its own (null: the default serde), never the other
+  // side's, as Kafka's KStreamImpl.repartitionForJoin.
   if (left.repartitionRequired)
     leftNode = repartitionThrough(
       b,
       left.nodeName,
       name === null ? left.nodeName : `${name}-left`,
-      (joined?.keySerde ?? left.keySerde) as Serde<unknown> | null,
-      valueSerde as Serde<unknown> | null,
+      (keySerde ?? left.keySerde) as Serde<unknown> | null,
+      (valueSerde ?? left.valueSerde) as Serde<unknown> | null,
     );
   if (right.repartitionRequired)
     rightNode = repartitionThrough(
       b,
       right.nodeName,
       name === null ? right.nodeName : `${name}-right`,
-      (joined?.keySerde ?? right.keySerde) as Serde<unknown> | null,
-      otherValueSerde as Serde<unknown> | null,
+      (keySerde ?? right.keySerde) as Serde<unknown> | null,
+      (otherValueSerde ?? right.valueSerde) as Serde<unknown> | null,
     );
   // Kafka's NamedInternal.suffixWithOrElseGet: a StreamJoined name still takes the generated name's number.
   const named = (suffix: string, prefix: string) => {

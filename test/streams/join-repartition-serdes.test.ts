@@ -2,7 +2,8 @@
 // repartitionForJoin takes the StreamJoined key serde, else that side's key serde, else the default one; never the
 // other side's. Through a broker: a stream keyed in a tagged serde joins a re-keyed stream (its key serde unknown,
 // so the default String) on either side; both repartition topics of the re-keyed stream must hold plain keys, and
-// the joins still meet (the sides' keys deserialize to the same strings).
+// the joins still meet (the sides' keys deserialize to the same strings). The join's window stores and its result
+// take the StreamJoined serdes alone: with none, the default ones (their changelogs' keys and the output's).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -52,8 +53,79 @@ function topology(): StreamsBuilder {
   return builder;
 }
 
+/** Two streams keyed in the tagged serde, joined with a StreamJoined without serdes, the result written as is. */
+function storeTopology(): StreamsBuilder {
+  const builder = new StreamsBuilder();
+  builder
+    .stream('jr-a', Consumed.with(TAGGED, S))
+    .join(
+      builder.stream('jr-b', Consumed.with(TAGGED, S)),
+      (a, b) => `${a}+${b}`,
+      JoinWindows.ofTimeDifferenceWithNoGrace(60_000),
+      StreamJoined.as<string, string, string>('j3'),
+    )
+    .to('jr-out2');
+  return builder;
+}
+
 describe('stream-stream join repartition topics', () => {
-  const env = useStreamsBroker({ 'jr-tagged': 1, 'jr-plain': 1, 'jr-out': 1 }, 1);
+  const env = useStreamsBroker(
+    { 'jr-tagged': 1, 'jr-plain': 1, 'jr-out': 1, 'jr-a': 1, 'jr-b': 1, 'jr-out2': 1 },
+    1,
+  );
+
+  // Kafka's KStreamImplJoin builds the window stores (StreamJoinedStoreFactory) and the result stream with the
+  // StreamJoined serdes alone, so without them the default serdes, not the joined streams' ones.
+  it('the join stores and the result take the StreamJoined serdes, else the default ones', async () => {
+    const app = 'jr-stores';
+    const streams = new KafkaStreams(storeTopology().build(), {
+      'application.id': app,
+      'bootstrap.servers': env.bootstrap,
+      'state.dir': env.dirs[0]!,
+      'commit.interval.ms': 100,
+      'default.key.serde': Serdes.String(),
+      'default.value.serde': Serdes.String(),
+    });
+    const producer = new Producer({ bootstrapServers: env.bootstrap });
+    const stores = ['this', 'other'];
+    const changelogs = stores.map(
+      (n) => new TopicFollower(env.bootstrap, `${app}-j3-${n}-join-store-changelog`, 1),
+    );
+    const out = new TopicFollower(env.bootstrap, 'jr-out2', 1);
+    try {
+      await streams.start();
+      for (const f of [...changelogs, out]) f.start();
+      const t = Date.now();
+      await producer.send({
+        topic: 'jr-a',
+        key: Buffer.from('tag:A'),
+        value: Buffer.from('a'),
+        timestamp: t,
+      });
+      await producer.send({
+        topic: 'jr-b',
+        key: Buffer.from('tag:A'),
+        value: Buffer.from('b'),
+        timestamp: t,
+      });
+      const read = () =>
+        [
+          // The window key: the key's bytes, then the 8-byte timestamp (its first bytes zero) and a sequence number.
+          ...changelogs.map((f, i) => `${stores[i]}: ${f.records.map((r) => r.key.split('\u0000')[0])}`),
+          `out: ${out.records.map((r) => `${r.key}=${r.value?.toString('utf8')}`)}`,
+        ].join('; ');
+      await waitUntil(
+        () => out.records.length >= 1 && changelogs.every((f) => f.records.length > 0),
+        60_000,
+        read,
+      );
+      assert.equal(read(), 'this: A; other: A; out: A=a+b');
+    } finally {
+      for (const f of [...changelogs, out]) await f.stop();
+      await streams.close();
+      await producer.close();
+    }
+  });
 
   it('carry the key serde of their own side, not the other side one', async () => {
     const app = 'jr-app';
