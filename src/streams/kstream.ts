@@ -204,11 +204,13 @@ export class KStream<K, V> {
     const name = repartitioned?.name ?? b.newProcessorName('KSTREAM-REPARTITION-');
     const keySerde = repartitioned?.keySerde ?? this.keySerde;
     const valueSerde = repartitioned?.valueSerde ?? this.valueSerde;
+    // The topic's key serde is the Repartitioned one alone (null: the default serde), as Kafka's doRepartition
+    // gives its repartition node; its value serde and the returned stream's serdes fall back to this stream's.
     const source = repartitionThrough(
       b,
       this.nodeName,
       name,
-      keySerde as Serde<unknown> | null,
+      (repartitioned?.keySerde ?? null) as Serde<unknown> | null,
       valueSerde as Serde<unknown> | null,
       false,
     );
