@@ -167,11 +167,12 @@ export class KStream<K, V> {
       this.nodeName,
       other.nodeName,
     );
+    // No serdes, as Kafka's merge: neither stream's can stand for both (the defaults apply downstream).
     return new KStream<K, V>(
       this.builder,
       name,
-      this.keySerde,
-      this.valueSerde,
+      null,
+      null,
       this.repartitionRequired || other.repartitionRequired,
     );
   }
