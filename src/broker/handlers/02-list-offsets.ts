@@ -3,6 +3,8 @@
 // batch by its time index; the record inside it is found here by decoding that one batch. v0 is Kafka's older
 // API, by segment modification time (see oldStyle). As Kafka's KafkaApis, a negative timestamp the version does not
 // know is answered UNSUPPORTED_VERSION, and from v1 a partition named twice in the request INVALID_REQUEST.
+// Only a consumer (replica id -1) is bound by its isolation level; a follower or a debugging client (-2) reads up
+// to the log end offset, and a debugging client may ask a follower of the partition too (Kafka's ReplicaManager).
 //
 // The latest offset under read_committed is where an exactly-once reader restores up to (a Streams task's
 // changelog): it is answered only once this broker is shown to still lead the partition
@@ -23,12 +25,14 @@ import { ApiKey } from '../../protocol/registry.js';
 import { ListOffsetsTimestamp, type LocatedRecord } from '../../storage/log.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeTopic } from '../authorization.js';
-import { leaderPartition } from '../replica/leader-lookup.js';
+import { leaderPartition, readablePartition } from '../replica/leader-lookup.js';
 import type { Partition } from '../replica/partition.js';
 
 const READ_COMMITTED = 1;
 /** The replica id a consumer's ListOffsets carries (followers send their broker id, debugging clients -2). */
 const CONSUMER_REPLICA_ID = -1;
+/** Kafka's DEBUGGING_REPLICA_ID: a tool that may ask a follower too, and reads up to the log end offset. */
+const DEBUGGING_REPLICA_ID = -2;
 /** How long a read_committed latest offset waits for the followers to confirm the leader (v10's timeout if less). */
 const CONFIRM_TIMEOUT_MS = 5000;
 /** ListOffsets v5 brought OFFSET_NOT_AVAILABLE (KIP-207). */
@@ -110,11 +114,13 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
               return answer(p.partitionIndex, ErrorCode.INVALID_REQUEST);
             if (!timestampSupported(Number(p.timestamp), context.apiVersion))
               return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
-            const partition = leaderPartition(
+            // As Kafka's fetchOnlyFromLeader: only a debugging client may be answered by a follower.
+            const partition = readablePartition(
               context.services,
               topic.name,
               p.partitionIndex,
               p.currentLeaderEpoch,
+              request.replicaId === DEBUGGING_REPLICA_ID,
             );
             if (typeof partition === 'number') return answer(p.partitionIndex, partition);
             const timestamp = Number(p.timestamp);
@@ -125,8 +131,9 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
                 oldStyle(partition, p.partitionIndex, timestamp, p.maxNumOffsets, request.replicaId),
                 confirming,
               );
-            const fromFollower = request.replicaId >= 0;
-            if (!readCommitted || fromFollower || timestamp !== ListOffsetsTimestamp.Latest)
+            // Kafka's isClientRequest: any other replica id (a follower, a debugging client) reads to the log end.
+            const fromReplica = request.replicaId !== CONSUMER_REPLICA_ID;
+            if (!readCommitted || fromReplica || timestamp !== ListOffsetsTimestamp.Latest)
               return storedFirst(
                 partition,
                 lookup(
@@ -134,7 +141,7 @@ export const listOffsetsHandler = defineHandler<ListOffsetsRequest, ListOffsetsR
                   p.partitionIndex,
                   timestamp,
                   readCommitted,
-                  fromFollower,
+                  fromReplica,
                   context.apiVersion,
                 ),
                 confirming,
@@ -205,7 +212,7 @@ function lookup(
   index: number,
   timestamp: number,
   readCommitted: boolean,
-  fromFollower: boolean,
+  fromReplica: boolean,
   version: number,
 ): ListOffsetsResponseListOffsetsPartitionResponse {
   const log = partition.log;
@@ -213,14 +220,14 @@ function lookup(
   // start (see Partition.highWatermarkBehindEpochStart); v0-v4 clients do not know the code and get Kafka's
   // LEADER_NOT_AVAILABLE, retriable too.
   const notAvailable =
-    !fromFollower && partition.highWatermarkBehindEpochStart
+    !fromReplica && partition.highWatermarkBehindEpochStart
       ? version >= OFFSET_NOT_AVAILABLE_VERSION_MIN
         ? ErrorCode.OFFSET_NOT_AVAILABLE
         : ErrorCode.LEADER_NOT_AVAILABLE
       : ErrorCode.NONE;
   if (timestamp === ListOffsetsTimestamp.Latest) {
     if (notAvailable !== ErrorCode.NONE) return answer(index, notAvailable);
-    const offset = fromFollower ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
+    const offset = fromReplica ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
     return answer(index, ErrorCode.NONE, -1, offset, partition.leaderEpoch);
   }
   const found = log.offsetForTimestamp(timestamp, locateRecord);
@@ -232,7 +239,7 @@ function lookup(
     return answer(index, ErrorCode.NONE, -1, found.offset, found.leaderEpoch);
   }
   // Records above the high watermark are not visible to consumers yet.
-  const limit = fromFollower ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
+  const limit = fromReplica ? log.logEndOffset : readCommitted ? log.lastStableOffset : log.highWatermark;
   // Not found below the limit may only mean that the high watermark has not caught up yet (KIP-207).
   if (found === null || found.offset >= limit) return answer(index, notAvailable, -1, -1, -1);
   return answer(index, ErrorCode.NONE, found.timestampMs, found.offset, found.leaderEpoch);
