@@ -225,7 +225,7 @@ const PREFETCH_CHUNKS = 2;
 const REBALANCE_WAIT_SLICE_MS = 100;
 /** Kafka's default.api.timeout.ms: how long position() waits for a position it can answer. */
 const DEFAULT_API_TIMEOUT_MS = 60_000;
-/** Kafka's close() timeout (DEFAULT_CLOSE_TIMEOUT_MS), which bounds the closing of the fetch sessions. */
+/** Kafka's close() timeout (DEFAULT_CLOSE_TIMEOUT_MS): close() without timeoutMs takes at most this long. */
 const CLOSE_TIMEOUT_MS = 30_000;
 /** OffsetFetch v9 names the KIP-848 member and its epoch (the one group per request kept from v8). */
 const OFFSET_FETCH_MEMBER_VERSION = 9;
@@ -1661,15 +1661,26 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   /**
    * Commits (with auto commit), leaves the group, and closes the connections. `leaveGroup` overrides
    * internal.leave.group.on.close for this close (Kafka 4.1's close(CloseOptions) with a GroupMembershipOperation):
-   * true sends LeaveGroup even for a static member (LEAVE_GROUP), false sends none (REMAIN_IN_GROUP).
+   * true sends LeaveGroup even for a static member (LEAVE_GROUP), false sends none (REMAIN_IN_GROUP). `timeoutMs`
+   * (Kafka's close(Duration), default 30 s) bounds the whole close, as Kafka's one close timer: each step (the
+   * commit, the leave, the fetch sessions' close, the connections' close) waits only for what is left of it, and
+   * the consumer is closed either way; 0 waits for no answer. A negative timeout is refused (RangeError), as
+   * Kafka's IllegalArgumentException.
    */
-  async close(options: { leaveGroup?: boolean } = {}): Promise<void> {
+  async close(options: { leaveGroup?: boolean; timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? CLOSE_TIMEOUT_MS;
+    if (!(timeoutMs >= 0)) throw new RangeError(`the close timeout cannot be negative: ${timeoutMs}`);
     if (this.closed) return;
+    const deadline = Date.now() + timeoutMs;
+    const left = (): number => Math.max(0, deadline - Date.now());
+    // A step cut off by the deadline goes on by itself; it fails once the connections are closed.
+    const within = (step: Promise<unknown>): Promise<unknown> =>
+      settleWithin(step, left(), () => new Error('close timed out')).catch(() => {});
     this.running = false;
     if (this.autoCommitTimer !== null) clearInterval(this.autoCommitTimer);
     if (this.group !== null) {
       if (this.o.enableAutoCommit && this.autoCommitDue()) {
-        await this.commitPositions(this.assignment()).catch(() => {});
+        await within(this.commitPositions(this.assignment()));
       }
       const leave =
         this.group instanceof GroupMember
@@ -1679,13 +1690,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
               options.leaveGroup === true,
             )
           : this.group.leave();
-      await leave.catch(() => {});
+      await within(leave);
       this.group = null;
     }
     this.closed = true;
     this.wake();
-    await this.closeFetchSessions(CLOSE_TIMEOUT_MS);
-    await this.cluster.close();
+    await this.closeFetchSessions(left());
+    await within(this.cluster.close());
   }
 
   /**
