@@ -82,6 +82,73 @@ function errorOf(code: number, message?: string | null): KafkaProtocolError | nu
   return code === 0 ? null : new KafkaProtocolError(code, message);
 }
 
+/** A value named in an argument error: its type, and the value itself when it is short. */
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  return typeof value;
+}
+
+/** Whether `n` is an integer a signed field of `bits` bits holds. */
+function isInt(n: unknown, bits: 16 | 32): boolean {
+  return typeof n === 'number' && Number.isInteger(n) && n >= -(2 ** (bits - 1)) && n < 2 ** (bits - 1);
+}
+
+/**
+ * Why a topic of createTopics cannot be sent, as the Kafka error its topic fails with; null when it can. Kafka's
+ * admin fails a topic with no name or an empty one (InvalidTopicException) before the request; its types rule out
+ * the rest, which a JavaScript caller may pass: a partition count, replication factor or assignment that is not
+ * made of integers of the field's width, or a config value that is not a string.
+ */
+function newTopicError(t: NewTopic | null | undefined): KafkaProtocolError | null {
+  if (typeof t !== 'object' || t === null || typeof t.topic !== 'string' || t.topic === '') {
+    const name = typeof t === 'object' && t !== null ? t.topic : undefined;
+    return new KafkaProtocolError(
+      ErrorCode.INVALID_TOPIC_EXCEPTION,
+      `The given topic name '${String(name)}' cannot be represented in a request.`,
+    );
+  }
+  if (t.numPartitions !== undefined && !isInt(t.numPartitions, 32))
+    return new KafkaProtocolError(
+      ErrorCode.INVALID_PARTITIONS,
+      `numPartitions of topic ${t.topic} is not a 32-bit integer: ${describeValue(t.numPartitions)}`,
+    );
+  if (t.replicationFactor !== undefined && !isInt(t.replicationFactor, 16))
+    return new KafkaProtocolError(
+      ErrorCode.INVALID_REPLICATION_FACTOR,
+      `replicationFactor of topic ${t.topic} is not a 16-bit integer: ${describeValue(t.replicationFactor)}`,
+    );
+  const assignment: unknown = t.replicaAssignment;
+  if (
+    assignment !== undefined &&
+    (typeof assignment !== 'object' ||
+      assignment === null ||
+      Object.entries(assignment).some(
+        ([p, ids]) =>
+          !isInt(Number(p), 32) ||
+          String(Number(p)) !== p ||
+          !Array.isArray(ids) ||
+          !ids.every((id) => isInt(id, 32)),
+      ))
+  )
+    return new KafkaProtocolError(
+      ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      `replicaAssignment of topic ${t.topic} is not partition indexes to arrays of broker ids`,
+    );
+  const configs: unknown = t.configs;
+  if (
+    configs !== undefined &&
+    (typeof configs !== 'object' ||
+      configs === null ||
+      Object.values(configs).some((v) => v !== null && typeof v !== 'string'))
+  )
+    return new KafkaProtocolError(
+      ErrorCode.INVALID_CONFIG,
+      `configs of topic ${t.topic} is not config names to string values`,
+    );
+  return null;
+}
+
 /** A topic to create: name, partitions, replication factor or explicit assignment, and topic configs. */
 export interface NewTopic {
   topic: string;
@@ -388,17 +455,44 @@ export class Admin {
   }
 
   /**
-   * CreateTopics, sent to the controller (retried on NOT_CONTROLLER): one result per topic, as the broker answers
-   * each on its own. `validateOnly` checks the request without creating anything.
+   * CreateTopics, sent to the controller (retried on NOT_CONTROLLER): one result per topic, in the order given, as
+   * the broker answers each on its own. `validateOnly` checks the request without creating anything. As Kafka's
+   * admin, a topic given twice is sent once (the first), and a malformed topic (newTopicError) is failed here
+   * without being sent; nothing is sent when no topic is left. An argument that is not an array is a TypeError.
    */
   async createTopics(
     topics: NewTopic[],
     options: { validateOnly?: boolean; timeoutMs?: number } = {},
   ): Promise<CreateTopicResult[]> {
+    if (!Array.isArray(topics)) {
+      throw new TypeError(`createTopics takes an array of topics (NewTopic), not ${describeValue(topics)}`);
+    }
+    const results: CreateTopicResult[] = [];
+    const sent = new Map<string, CreateTopicResult>();
+    const firsts: NewTopic[] = [];
+    for (const t of topics) {
+      const error = newTopicError(t);
+      if (error !== null) {
+        const topic = typeof t?.topic === 'string' ? t.topic : '';
+        results.push({ topic, topicId: ZERO_UUID, error, numPartitions: -1, replicationFactor: -1 });
+      } else if (!sent.has(t.topic)) {
+        const pending = {
+          topic: t.topic,
+          topicId: ZERO_UUID,
+          error: null,
+          numPartitions: -1,
+          replicationFactor: -1,
+        };
+        sent.set(t.topic, pending);
+        firsts.push(t);
+        results.push(pending);
+      }
+    }
+    if (firsts.length === 0) return results;
     const res = await this.toController<CreateTopicsResponse>(
       ApiKey.CREATE_TOPICS,
       {
-        topics: topics.map((t) => {
+        topics: firsts.map((t) => {
           const assignment = t.replicaAssignment ?? {};
           const manual = Object.keys(assignment).length > 0;
           return {
@@ -418,13 +512,15 @@ export class Admin {
       (r) => r.topics.map((t) => t.errorCode),
       options.timeoutMs,
     );
-    return res.topics.map((t) => ({
-      topic: t.name,
-      topicId: t.topicId,
-      error: errorOf(t.errorCode, t.errorMessage),
-      numPartitions: t.numPartitions,
-      replicationFactor: t.replicationFactor,
-    }));
+    for (const t of res.topics) {
+      const slot = sent.get(t.name);
+      if (slot === undefined) continue;
+      slot.topicId = t.topicId;
+      slot.error = errorOf(t.errorCode, t.errorMessage);
+      slot.numPartitions = t.numPartitions;
+      slot.replicationFactor = t.replicationFactor;
+    }
+    return results;
   }
 
   /** DeleteTopics by name, sent to the controller; each topic's error comes back as a value, not a throw. */
