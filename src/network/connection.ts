@@ -153,7 +153,10 @@ export class Connection {
   private readonly saslFrameBytesMax: number;
   /** Whether frames are bounded as during an authentication (boundFrames() keeps it in step with the state). */
   private saslBounded = false;
-  /** When the last chunk was read (performance.now()), kept only while requests are timed. */
+  /**
+   * When the last chunk was read (performance.now()), or a held frame was let through (see pump), kept only while
+   * requests are timed.
+   */
   private lastReadMs = 0;
 
   constructor(
@@ -295,6 +298,9 @@ export class Connection {
       const held = this.heldClusterSized;
       if (held !== null) {
         this.heldClusterSized = null;
+        // Kafka's muted channel leaves the held request, and those behind it, unread until now; its queue and total
+        // times start when a request is read, so they count from here, not from the read that brought the bytes.
+        if (this.host.requestObserver !== null) this.lastReadMs = performance.now();
         this.dispatch(held);
         if (this.stateValue !== 'open') return;
         continue;
