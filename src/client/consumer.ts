@@ -1669,7 +1669,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    */
   async close(options: { leaveGroup?: boolean; timeoutMs?: number } = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? CLOSE_TIMEOUT_MS;
-    if (!(timeoutMs >= 0)) throw new RangeError(`the close timeout must be a non-negative number, not ${timeoutMs}`);
+    if (!(timeoutMs >= 0))
+      throw new RangeError(`the close timeout must be a non-negative number, not ${timeoutMs}`);
     if (this.closed) return;
     const deadline = Date.now() + timeoutMs;
     const left = (): number => Math.max(0, deadline - Date.now());
