@@ -94,6 +94,14 @@ function isInt(n: unknown, bits: 16 | 32): boolean {
   return typeof n === 'number' && Number.isInteger(n) && n >= -(2 ** (bits - 1)) && n < 2 ** (bits - 1);
 }
 
+/** Kafka's admin error for a topic name that is no string or empty: it is not sent. */
+function unrepresentableTopic(name: unknown): KafkaProtocolError {
+  return new KafkaProtocolError(
+    ErrorCode.INVALID_TOPIC_EXCEPTION,
+    `The given topic name '${String(name)}' cannot be represented in a request.`,
+  );
+}
+
 /**
  * Why a topic of createTopics cannot be sent, as the Kafka error its topic fails with; null when it can. Kafka's
  * admin fails a topic with no name or an empty one (InvalidTopicException) before the request; its types rule out
@@ -102,11 +110,7 @@ function isInt(n: unknown, bits: 16 | 32): boolean {
  */
 function newTopicError(t: NewTopic | null | undefined): KafkaProtocolError | null {
   if (typeof t !== 'object' || t === null || typeof t.topic !== 'string' || t.topic === '') {
-    const name = typeof t === 'object' && t !== null ? t.topic : undefined;
-    return new KafkaProtocolError(
-      ErrorCode.INVALID_TOPIC_EXCEPTION,
-      `The given topic name '${String(name)}' cannot be represented in a request.`,
-    );
+    return unrepresentableTopic(typeof t === 'object' && t !== null ? t.topic : undefined);
   }
   if (t.numPartitions !== undefined && !isInt(t.numPartitions, 32))
     return new KafkaProtocolError(
@@ -523,19 +527,44 @@ export class Admin {
     return results;
   }
 
-  /** DeleteTopics by name, sent to the controller; each topic's error comes back as a value, not a throw. */
+  /**
+   * DeleteTopics by name, sent to the controller; each topic's error comes back as a value, not a throw, one result
+   * per name in the order given. As Kafka's admin (handleDeleteTopicsUsingNames), a name given twice is sent once,
+   * one that is no string or empty fails with INVALID_TOPIC_EXCEPTION without being sent, and nothing is sent when
+   * no name is left. An argument that is not an array is a TypeError.
+   */
   async deleteTopics(names: string[], options: { timeoutMs?: number } = {}): Promise<TopicResult[]> {
+    if (!Array.isArray(names)) {
+      throw new TypeError(`deleteTopics takes an array of topic names, not ${describeValue(names)}`);
+    }
+    const results: TopicResult[] = [];
+    const sent = new Map<string, TopicResult>();
+    for (const name of names) {
+      if (typeof name !== 'string' || name === '') {
+        results.push({ topic: '', error: unrepresentableTopic(name) });
+      } else if (!sent.has(name)) {
+        const pending: TopicResult = { topic: name, error: null };
+        sent.set(name, pending);
+        results.push(pending);
+      }
+    }
+    if (sent.size === 0) return results;
+    const unique = [...sent.keys()];
     const res = await this.toController<DeleteTopicsResponse>(
       ApiKey.DELETE_TOPICS,
       {
-        topics: names.map((name) => ({ name, topicId: ZERO_UUID })),
-        topicNames: names,
+        topics: unique.map((name) => ({ name, topicId: ZERO_UUID })),
+        topicNames: unique,
         timeoutMs: options.timeoutMs ?? 30_000,
       },
       (r) => r.responses.map((t) => t.errorCode),
       options.timeoutMs,
     );
-    return res.responses.map((t) => ({ topic: t.name ?? '', error: errorOf(t.errorCode, t.errorMessage) }));
+    for (const t of res.responses) {
+      const slot = sent.get(t.name ?? '');
+      if (slot !== undefined) slot.error = errorOf(t.errorCode, t.errorMessage);
+    }
+    return results;
   }
 
   /** Topic names from fresh metadata; internal topics (`__consumer_offsets`...) only when asked, as in Kafka. */
