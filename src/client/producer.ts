@@ -698,8 +698,13 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     await this.accumulator.awaitIdle();
   }
 
-  /** Flushes (unless timeoutMs is 0), then closes the connections. Later sends fail. */
+  /**
+   * Flushes (unless timeoutMs is 0), then closes the connections. Later sends fail. A negative timeout is refused
+   * (RangeError) before anything closes, as Kafka's close(Duration) throws IllegalArgumentException.
+   */
   async close(timeoutMs = 30_000): Promise<void> {
+    if (!(timeoutMs >= 0))
+      throw new RangeError(`the close timeout must be a non-negative number, not ${timeoutMs}`);
     if (this.closed) return;
     this.closed = true;
     if (timeoutMs > 0) {
