@@ -3,11 +3,12 @@
 //
 // Start-up, one method per phase (runStart): encryption key stores (openKeyStores) -> metrics endpoint (when
 // brook.metrics.listener is set) -> coordination store (in-process under the first log dir for a single node, or
-// ZooKeeper when zookeeper.connect is set) -> cluster id and log manager with recovery (loadLogs) -> listeners
-// bound (bindListeners) -> broker registration (registerInCluster) -> replica manager, dynamic configs, quotas,
-// replica fetchers (startReplication) -> controller (createController) -> request handlers' services
-// (createServices) -> serving and controller election (serve; the controller sends this broker LeaderAndIsr and
-// UpdateMetadata, directly on one node). src/broker/README.md gives the same order.
+// ZooKeeper when zookeeper.connect is set) -> cluster id, the config overrides of the topics with logs on disk and
+// log manager with recovery (loadLogs) -> listeners bound (bindListeners) -> broker registration
+// (registerInCluster) -> replica manager, dynamic configs, quotas, replica fetchers (startReplication) -> controller
+// (createController) -> request handlers' services (createServices) -> serving and controller election (serve; the
+// controller sends this broker LeaderAndIsr and UpdateMetadata, directly on one node). src/broker/README.md gives the
+// same order.
 // Shutdown (SIGTERM): stop accepting, finish in-flight requests, complete waiting produces and fetches, stop the
 // controller, close the logs with a clean-shutdown marker, close the store session.
 
@@ -73,7 +74,7 @@ import {
 } from '../storage/encryption/encryption-setup.js';
 import type { KeyStore } from '../storage/encryption/key-store.js';
 import type { LogConfig } from '../storage/log-config.js';
-import { LogDirs } from '../storage/log-dirs.js';
+import { LogDirs, topicsOnDisk } from '../storage/log-dirs.js';
 import { type BrokerServices, completeDelayedRequests } from './broker-services.js';
 import { ControllerRequests } from './cluster/controller-requests.js';
 import { InterBrokerConnection } from './cluster/inter-broker-connection.js';
@@ -111,6 +112,7 @@ import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
 import type { RequestInterception } from './request-interceptor.js';
+import { readTopicOverrides } from './stored-topic-configs.js';
 import { TopicConfigs } from './topic-configs.js';
 import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
 import { markerWriter } from './txn/txn-markers.js';
@@ -312,6 +314,7 @@ export class Broker {
     const clusterIdRead = await readClusterId(this.store!);
     if (!clusterIdRead.ok) throw new Error(`reading the cluster id failed: ${clusterIdRead.reason}`);
     const clusterId = clusterIdRead.value;
+    await this.readOverridesOfLogsOnDisk(topicConfigs);
     const storageConfigFor = (topic: string) =>
       // The group commit keys are cluster-wide dynamic: read from the merged layers each time, so a change
       // reaches every log when DynamicConfig re-reads the layers and refreshes each partition's settings.
@@ -345,6 +348,25 @@ export class Broker {
       logger.info(`no clean-shutdown marker: ${logCount} partition logs were recovered`);
     }
     return { clusterId, topicConfigs, framePool, storageConfigFor };
+  }
+
+  /**
+   * The config overrides of every topic with a log on disk, read before the logs are opened so that each is opened
+   * with its topic's (segment.bytes, cleanup.policy, retention), as Kafka's LogManager.startup reads them
+   * (fetchTopicConfigOverrides) before loading: opened on the broker's defaults, a log could run a retention or
+   * cleaner pass on them before the controller's first request brought its topic's. One read per topic, all at
+   * once. A topic whose read fails keeps the defaults until the controller's request reads it again.
+   */
+  private async readOverridesOfLogsOnDisk(topicConfigs: TopicConfigs): Promise<void> {
+    const topics = topicsOnDisk(this.options.config.logDirs);
+    if (topics.size === 0) return;
+    const unread = await readTopicOverrides(this.store!, topics, topicConfigs);
+    if (unread.length === 0) return;
+    const shown = unread.slice(0, 10).join(', ') + (unread.length > 10 ? ', ...' : '');
+    this.options.logger.warn(
+      `the config overrides of ${unread.length} topics with logs on disk could not be read: their logs open on ` +
+        `the broker's defaults until the controller's first request naming them (${shown})`,
+    );
   }
 
   /**

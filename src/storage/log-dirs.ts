@@ -21,13 +21,18 @@
 // Ownership: the broker owns the LogDirs; each LogManager owns its directory's files. Everything here is
 // synchronous and runs on the event loop.
 
-import { statfsSync } from 'node:fs';
+import { readdirSync, statfsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { assert } from '../common/assert.js';
 import type { FramePool } from '../common/frame-pool.js';
 import type { LogCleanerConfig } from './cleaner/log-cleaner.js';
 import type { SegmentKeys } from './encryption/segment-cipher.js';
-import type { TopicPartition } from './file-names.js';
+import {
+  isDeleteDirName,
+  parseFutureDirName,
+  parsePartitionDirName,
+  type TopicPartition,
+} from './file-names.js';
 import { InlineReads } from './inline-reads.js';
 import type { Log } from './log.js';
 import { DEFAULT_LOG_MANAGER_CONFIG, type LogConfig } from './log-config.js';
@@ -44,6 +49,29 @@ export interface LogDirsOptions
   /** Usable bytes of a directory (placement tie-break); statfs by default. */
   readonly usableBytes?: (dir: string) => number;
   readonly framePool?: FramePool;
+}
+
+/**
+ * The topics with a partition log (current or future) in any of `dirs`, from the directory names alone: the broker
+ * reads their config overrides before LogDirs.open loads the logs, so each is opened with them. A directory that
+ * cannot be listed (not created yet, or failed: LogDirs.open reports it) names none.
+ */
+export function topicsOnDisk(dirs: readonly string[]): Set<string> {
+  const topics = new Set<string>();
+  for (const dir of dirs) {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      if (isDeleteDirName(name)) continue;
+      const tp = parseFutureDirName(name) ?? parsePartitionDirName(name);
+      if (tp !== null) topics.add(tp.topic);
+    }
+  }
+  return topics;
 }
 
 /** A partition asked for lives in (or would go to) a directory that is offline: Kafka's KAFKA_STORAGE_ERROR. */

@@ -193,7 +193,7 @@ export async function produceToLeader(
  * caller knows were acknowledged, which a new leader's high watermark may not cover yet).
  */
 export async function readWhenLeading(
-  broker: BrokerProcess,
+  broker: BrokerAddress,
   topic: string,
   timeoutMs = 20_000,
   read: ReadPartitionOptions = {},

@@ -1,7 +1,8 @@
 // A broker run inside the test's own process, with a request interceptor the test controls
 // (src/broker/request-interceptor.ts): the in-broker counterpart of the TCP proxies in produce-proxy.ts, for tests
 // that need to delay, drop, answer or rewrite particular requests. Same defaults as broker-process.ts (embedded
-// coordination store, a fresh log directory removed on stop); logs go nowhere unless BROOK_TEST_LOG=1.
+// coordination store, a fresh log directory removed on stop, unless one is given); logs go nowhere unless
+// BROOK_TEST_LOG=1.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,9 +29,16 @@ export interface InProcessBroker {
 
 export async function startInProcessBroker(
   overrides: Record<string, string | number | boolean> = {},
-  options: { readonly logger?: Logger; readonly clock?: Clock } = {},
+  options: {
+    readonly logger?: Logger;
+    readonly clock?: Clock;
+    /** A log directory to use and keep on stop (a restart on the same data); a fresh one, removed, by default. */
+    readonly dataDir?: string;
+    /** Installed before the start, so that it sees the first requests (the controller's, in a cluster). */
+    readonly interceptor?: RequestInterceptor;
+  } = {},
 ): Promise<InProcessBroker> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'brook-test-'));
   const text = new Map(
     Object.entries({
       'broker.id': 0,
@@ -47,6 +55,7 @@ export async function startInProcessBroker(
     options.logger ?? (process.env.BROOK_TEST_LOG === '1' ? createLogger('brook') : silentLogger);
   const loaded = await loadBrokerConfig({ configPath: null, overrides: text, warn: (m) => logger.warn(m) });
   const interception = new RequestInterception();
+  if (options.interceptor !== undefined) interception.set(options.interceptor);
   const broker = new Broker({
     ...loaded,
     clock: options.clock ?? systemClock,
@@ -59,7 +68,7 @@ export async function startInProcessBroker(
     stopped = true;
     interception.clear();
     await broker.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     const [listener] = await broker.start();

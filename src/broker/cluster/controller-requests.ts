@@ -7,7 +7,6 @@
 // with STALE_BROKER_EPOCH, as Kafka does.
 
 import type { CoordinationStore } from '../../controller/store/store.js';
-import { decodeEntityConfig, topicConfigPath } from '../../controller/zk-layout/index.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../protocol/messages/04-leader-and-isr.js';
 import type { StopReplicaRequest, StopReplicaResponse } from '../../protocol/messages/05-stop-replica.js';
@@ -17,6 +16,7 @@ import type {
 } from '../../protocol/messages/06-update-metadata.js';
 import { LEADER_DURING_DELETE, type MetadataCache } from '../metadata/metadata-cache.js';
 import type { ReplicaManager } from '../replica/replica-manager.js';
+import { readTopicOverrides } from '../stored-topic-configs.js';
 import type { TopicConfigs } from '../topic-configs.js';
 
 export class ControllerRequests {
@@ -94,23 +94,15 @@ export class ControllerRequests {
    * still gets its own controller's requests) says nothing about them: the overrides known stay, and a topic with
    * none known yet makes the request fail with a retriable error (false), so the controller sends it again. Taken
    * as "no overrides", it put the topic on the broker's defaults (min.insync.replicas, cleanup.policy, retention)
-   * until the next request. The topic's logs and partitions take what was read at once: logs loaded at start were
-   * opened before any override was known (on the broker's defaults), and a change made while this broker was down
-   * reaches it only here, as Kafka's LogManager opens and keeps each log on its topic's overrides.
+   * until the next request. The topic's logs and partitions take what was read at once: logs loaded at start
+   * were opened with the overrides read then (broker.ts loadLogs), but a read that failed at start left them on the
+   * broker's defaults, and the topic may have changed since; Kafka's LogManager keeps each log on its topic's.
    */
   private async loadConfigs(topics: Iterable<string>): Promise<boolean> {
-    let complete = true;
-    for (const topic of topics) {
-      const node = await this.store.get(topicConfigPath(topic));
-      if (!node.ok && node.code !== 'NONODE') {
-        if (!this.topicConfigs.hasOverrides(topic)) complete = false;
-        continue;
-      }
-      const decoded = node.ok && node.value.data.length > 0 ? decodeEntityConfig(node.value.data) : null;
-      this.topicConfigs.setOverrides(topic, new Map(decoded?.ok ? Object.entries(decoded.value) : []));
-      this.replicas.refreshSettings(topic);
-    }
-    return complete;
+    const names = [...topics];
+    const unread = new Set(await readTopicOverrides(this.store, names, this.topicConfigs));
+    for (const topic of names) if (!unread.has(topic)) this.replicas.refreshSettings(topic);
+    return [...unread].every((topic) => this.topicConfigs.hasOverrides(topic));
   }
 }
 

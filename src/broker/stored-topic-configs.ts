@@ -1,0 +1,32 @@
+// Reading topics' config overrides from the coordination store (/config/topics/<topic>) into TopicConfigs: for
+// the controller's requests (controller-requests.ts), and at start for the topics whose logs are on disk, before
+// the log manager opens them (broker.ts loadLogs), as Kafka's LogManager reads every topic's overrides
+// (fetchTopicConfigOverrides) before loading the logs.
+
+import type { CoordinationStore } from '../controller/store/store.js';
+import { decodeEntityConfig, topicConfigPath } from '../controller/zk-layout/index.js';
+import type { TopicConfigs } from './topic-configs.js';
+
+/**
+ * Reads each topic's overrides, all at once, and sets them in `topicConfigs` (a topic without a node has none).
+ * A read that fails (or throws) says nothing about the topic: it is left as it was, and its name is in the answer.
+ */
+export async function readTopicOverrides(
+  store: CoordinationStore,
+  topics: Iterable<string>,
+  topicConfigs: TopicConfigs,
+): Promise<string[]> {
+  const names = [...topics];
+  const nodes = await Promise.all(names.map((topic) => store.get(topicConfigPath(topic)).catch(() => null)));
+  const unread: string[] = [];
+  for (const [i, node] of nodes.entries()) {
+    const topic = names[i]!;
+    if (node === null || (!node.ok && node.code !== 'NONODE')) {
+      unread.push(topic);
+      continue;
+    }
+    const decoded = node.ok && node.value.data.length > 0 ? decodeEntityConfig(node.value.data) : null;
+    topicConfigs.setOverrides(topic, new Map(decoded?.ok ? Object.entries(decoded.value) : []));
+  }
+  return unread;
+}
