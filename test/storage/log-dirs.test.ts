@@ -8,7 +8,12 @@ import { test } from 'node:test';
 import { ManualClock } from '../../src/common/clock.js';
 import { CLEAN_SHUTDOWN_FILE } from '../../src/storage/file-names.js';
 import { logConfig } from '../../src/storage/log-config.js';
-import { LogDirOfflineError, LogDirs, type LogDirsOptions } from '../../src/storage/log-dirs.js';
+import {
+  LogDirOfflineError,
+  LogDirs,
+  type LogDirsOptions,
+  topicsOnDisk,
+} from '../../src/storage/log-dirs.js';
 import { tempDir } from './tmp-dir.js';
 
 function open(
@@ -70,4 +75,15 @@ test('a partition found in two directories stops the start', (t) => {
   mkdirSync(join(a, 't-0'));
   mkdirSync(join(b, 't-0'));
   assert.throws(() => open([a, b]), /duplicate log directories for t-0/);
+});
+
+test('the topics on disk, read from the directory names before the logs are loaded', (t) => {
+  const [a, b] = [tempDir(t), tempDir(t)];
+  mkdirSync(join(a, 'orders-0'));
+  mkdirSync(join(a, 'my-topic-12'));
+  mkdirSync(join(a, 'gone-0.0123456789abcdef0123456789abcdef-delete'));
+  mkdirSync(join(b, 'moving-3.0123456789abcdef0123456789abcdef-future'));
+  mkdirSync(join(b, 'orders-1'));
+  const topics = topicsOnDisk([a, b, join(a, 'not-created-yet')]);
+  assert.deepEqual([...topics].sort(), ['moving', 'my-topic', 'orders']);
 });
