@@ -1,9 +1,8 @@
-// A topic's config overrides reach its logs after a restart. The logs on disk are opened before the broker has read
-// any topic config from the store, so they start on the broker's defaults; the overrides read for the controller's
-// first LeaderAndIsr must then be applied to them, as Kafka's LogManager opens every log with its topic's overrides.
-// Before the fix the logs kept the defaults until the topic's config was next altered: segment.bytes was ignored,
-// a compacted topic was no longer compacted, and a topic kept forever (retention.ms=-1) lost its records older than
-// the broker's 7 days at the first retention check.
+// A topic's config overrides reach its logs after a restart: read at start and again for the controller's first
+// LeaderAndIsr, as Kafka's LogManager opens every log with its topic's overrides (topic-config-startup.test.ts
+// checks the window before that request). Before the first fix the logs kept the broker's defaults until the
+// topic's config was next altered: segment.bytes was ignored, a compacted topic was no longer compacted, and a topic
+// kept forever (retention.ms=-1) lost its records older than the broker's 7 days at the first retention check.
 
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync } from 'node:fs';
