@@ -125,6 +125,8 @@ export interface SelfHealingStatus {
 const RETRY_INTERVAL_MS_MAX = 30_000;
 /** Writes of one cancel of a returning broker's move, when the partition changed under the first. */
 const CANCEL_ATTEMPTS = 3;
+/** Cancels of a returning broker's moves that failed every attempt are tried again after this long. */
+const CANCEL_RETRY_MS = 5_000;
 /** Partitions named one by one in the log when a broker goes; the rest are counted. */
 const LOGGED_PARTITIONS_MAX = 20;
 
@@ -157,6 +159,11 @@ function defaultSchedule(run: () => void, delayMs: number): () => void {
 
 export class SelfHealer {
   private readonly failed = new Map<BrokerId, FailedBroker>();
+  /**
+   * Brokers back whose moves could not all be cancelled (every attempt failed): the moves left, tried again on a
+   * timer until written or ended otherwise. Still self-healing's, and still named in the state node.
+   */
+  private readonly uncancelled = new Map<BrokerId, FailedBroker>();
   /** Throttle entries this healer added, per topic ("partition:broker"), and brokers whose rates it set. */
   private readonly addedThrottles = new Map<string, { leader: Set<string>; follower: Set<string> }>();
   /** Partitions whose moves an operator's reassignment replaced: their throttle entries are to be taken off. */
@@ -346,7 +353,9 @@ export class SelfHealer {
   /** The controller resigned or stopped: forget everything (the next controller reads the persisted state). */
   reset(): void {
     for (const f of this.failed.values()) f.cancelTimer?.();
+    for (const f of this.uncancelled.values()) f.cancelTimer?.();
     this.failed.clear();
+    this.uncancelled.clear();
     this.addedThrottles.clear();
     this.replacedMoves.length = 0;
     this.ratedBrokers.clear();
@@ -400,6 +409,15 @@ export class SelfHealer {
         );
       }
     }
+    for (const f of this.uncancelled.values()) {
+      const m = f.moving.get(key);
+      if (m === undefined) continue;
+      // Ended before its cancel could be written: finished where it went, or where an operator put it.
+      f.moving.delete(key);
+      touched = true;
+      if (m.to === null || sameList(m.to, replicas)) this.movesFinished++;
+      else this.replacedMoves.push(tp);
+    }
     return touched;
   }
 
@@ -432,6 +450,12 @@ export class SelfHealer {
    */
   noteTopicDeleting(topic: string): boolean {
     let touched = false;
+    for (const f of this.uncancelled.values())
+      for (const [key, m] of f.moving)
+        if (m.tp.topic === topic) {
+          f.moving.delete(key);
+          touched = true;
+        }
     for (const [id, f] of this.failed) {
       const ended = [...f.moving].filter(([, m]) => m.tp.topic === topic).map(([key]) => key);
       if (ended.length === 0) continue;
@@ -486,6 +510,14 @@ export class SelfHealer {
       skipped: new Map(),
       operatorCancelled: new Map(),
     };
+    // Moves whose cancel never got written still run away from the broker: they are its new failure's.
+    const left = this.uncancelled.get(id);
+    if (left !== undefined) {
+      left.cancelTimer?.();
+      this.uncancelled.delete(id);
+      for (const [key, m] of left.moving) f.moving.set(key, m);
+      if (f.moving.size > 0) f.state = 'healing';
+    }
     this.failed.set(id, f);
     if (!this.enabled) return false;
     const timeoutMs = this.options.brokerFailureTimeoutMs;
@@ -548,6 +580,21 @@ export class SelfHealer {
     this.host.core.logger.info(
       `self-healing: broker ${id} is back before its replicas finished moving; cancelling ${pending.length} moves`,
     );
+    await this.cancelMoves(id, f, ctx, pending);
+  }
+
+  /**
+   * Cancels `pending`, moves away from broker `id` (back), and writes the state. A cancel that fails every attempt
+   * is not dropped: the move would otherwise finish without the broker, with no one left to cancel it. It stays
+   * with the broker in `uncancelled` (and in the state node, for a successor) and is tried again on a timer.
+   */
+  private async cancelMoves(
+    id: BrokerId,
+    f: FailedBroker,
+    ctx: ControllerContext,
+    pending: readonly PersistedMove[],
+  ): Promise<void> {
+    const left: PersistedMove[] = [];
     for (const m of pending) {
       const { tp, from } = m;
       // Back to the replicas as they were, in their order (a plain cancel would put the returning broker last
@@ -561,15 +608,45 @@ export class SelfHealer {
         if (problem?.errorCode !== ErrorCode.REQUEST_TIMED_OUT) break;
       }
       if (problem === null) this.movesCancelled++;
-      else
+      else {
         this.host.core.logger.warn(
           `self-healing: cancelling the move of ${tp.topic}-${tp.partition}: ${problem.errorMessage}`,
         );
+        if (stillMoving(ctx, m, id)) left.push(m);
+      }
+    }
+    f.moving.clear();
+    for (const m of left) f.moving.set(partitionKey(m.tp), m);
+    if (left.length > 0) {
+      this.uncancelled.set(id, f);
+      this.host.core.logger.warn(
+        `self-healing: ${left.length} cancels of moves away from broker ${id} (back) are not written; ` +
+          `trying again in ${CANCEL_RETRY_MS} ms`,
+      );
+      f.cancelTimer = (this.options.schedule ?? defaultSchedule)(() => {
+        this.host.enqueue(`selfHealingCancel ${id}`, () => this.retryCancels(id));
+      }, CANCEL_RETRY_MS);
     }
     // Only now does the node stop naming the broker: a controller that dies before its cancels are written
     // leaves a node from which its successor, finding the broker back, cancels what still moves.
     await this.persist();
     await this.clearThrottlesWhenIdle();
+  }
+
+  /** The timer of a returned broker's unwritten cancels fired: those of moves still running are tried again. */
+  private async retryCancels(id: BrokerId): Promise<void> {
+    const f = this.uncancelled.get(id);
+    const ctx = this.host.core.ctx;
+    if (f === undefined || ctx === null || !ctx.liveBrokers.has(id)) return;
+    f.cancelTimer = null;
+    // Out of the list while written: the cancel's own finishing is no move ending elsewhere (noteFinished).
+    this.uncancelled.delete(id);
+    const pending = [...f.moving.values()].filter((m) => stillMoving(ctx, m, id));
+    await this.cancelMoves(id, f, ctx, pending);
+    if (this.host.core.ctx === ctx && !this.uncancelled.has(id))
+      this.host.core.logger.info(
+        `self-healing: the moves away from broker ${id} (back) are cancelled or ended`,
+      );
   }
 
   /** The timer of a failed broker fired: moves its replicas if it is still gone. */
@@ -656,7 +733,7 @@ export class SelfHealer {
   /** The failed broker whose self-healing move of `tp` still runs as it was started; null when none. */
   private ownerOf(ctx: ControllerContext, tp: TopicPartition): FailedBroker | null {
     const key = partitionKey(tp);
-    for (const [id, f] of this.failed) {
+    for (const [id, f] of [...this.failed, ...this.uncancelled]) {
       const m = f.moving.get(key);
       if (m !== undefined && stillMoving(ctx, m, id)) return f;
     }
@@ -752,7 +829,8 @@ export class SelfHealer {
   /** Partitions with throttle entries of this healer and no move of it running (none of any failed broker). */
   private throttledWithoutMove(): TopicPartition[] {
     const running = new Set<string>();
-    for (const f of this.failed.values()) for (const key of f.moving.keys()) running.add(key);
+    for (const f of [...this.failed.values(), ...this.uncancelled.values()])
+      for (const key of f.moving.keys()) running.add(key);
     const out: TopicPartition[] = [];
     for (const [topic, added] of this.addedThrottles) {
       const partitions = new Set(
@@ -768,7 +846,7 @@ export class SelfHealer {
 
   /** Takes off the throttles this healer set once none of its moves is left. */
   async clearThrottlesWhenIdle(): Promise<void> {
-    for (const f of this.failed.values()) if (f.moving.size > 0) return;
+    for (const f of [...this.failed.values(), ...this.uncancelled.values()]) if (f.moving.size > 0) return;
     if (this.addedThrottles.size === 0 && this.ratedBrokers.size === 0) return;
     for (const [topic, added] of [...this.addedThrottles]) {
       const ok = await this.updateConfig(topicConfigPath(topic), `topics/${topic}`, (config) => {
@@ -821,8 +899,9 @@ export class SelfHealer {
   private async persist(): Promise<void> {
     if (!this.enabled || this.host.core.ctx === null) return;
     const data = encodeSelfHealingState({
+      // A broker back whose cancels are not all written stays named: a successor finds it back and cancels them.
       brokers: new Map(
-        [...this.failed].map(([id, f]) => [
+        [...this.uncancelled, ...this.failed].map(([id, f]) => [
           id,
           {
             failedAtMs: f.failedAtMs,

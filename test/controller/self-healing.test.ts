@@ -4,6 +4,7 @@ import type { BrokerId } from '../../src/common/ids.js';
 import { CapturingLogger } from '../../src/common/logger.js';
 import { Controller } from '../../src/controller/controller.js';
 import { planReplacements } from '../../src/controller/self-healing.js';
+import { decodeSelfHealingState, SELF_HEALING_STATE_PATH } from '../../src/controller/self-healing-state.js';
 import { brokerConfigPath, topicConfigPath, topicPath } from '../../src/controller/zk-layout/index.js';
 import { admin, FaultySession, newTopic, RecordingChannel, settle, TestCluster } from './helpers.js';
 import {
@@ -464,3 +465,79 @@ test('a cancel of a returning broker’s move whose write fails once is written 
   });
   assert.equal(controller.selfHealingStatus.movesCancelled, 1);
 });
+
+test('a cancel of a returning broker’s move that fails every attempt is tried again later, not dropped', async () => {
+  const cluster = await fourBrokers();
+  const link = new FaultySession(cluster.brokers.get(1)!.session);
+  const logger = new CapturingLogger();
+  const timers: { run: () => void; delayMs: number }[] = [];
+  const controller = new Controller({
+    brokerId: 1 as BrokerId,
+    store: link,
+    channel: new RecordingChannel(),
+    clock: cluster.clock,
+    logger,
+    selfHealing: {
+      brokerFailureTimeoutMs: TIMEOUT_MS,
+      throttledRateBytesPerSecond: 1_000_000,
+      schedule: (run, delayMs) => {
+        const timer = { run, delayMs };
+        timers.push(timer);
+        return () => {
+          const i = timers.indexOf(timer);
+          if (i >= 0) timers.splice(i, 1);
+        };
+      },
+    },
+  });
+  after(() => controller.stop());
+  await controller.start();
+  await createTopicT(cluster, controller, [[4, 1, 2]]);
+  cluster.killBroker(4);
+  await settle(controller);
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3]);
+
+  // Every write of t's assignment fails while broker 4 returns: all three attempts of its cancel.
+  let failing = true;
+  link.multiFault = (ops) => (failing && ops.some((op) => op.path === topicPath('t')) ? 'fail' : null);
+  await cluster.addBroker(4, 'c');
+  await settle(controller);
+  assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [3], 'the move still runs');
+  assert.equal(timers.length, 1, 'the cancel is tried again later');
+  assert.ok(
+    logger.lines.some((l) => l.level === 'warn' && /1 cancels .* broker 4 .* again in/.test(l.message)),
+  );
+  assert.deepEqual(
+    await persistedBrokers(cluster),
+    [4],
+    'the state still names broker 4, so a next controller cancels the move',
+  );
+
+  // Still failing: tried again, and set once more.
+  timers.shift()!.run();
+  await settle(controller);
+  assert.equal(timers.length, 1);
+  failing = false;
+  timers.shift()!.run();
+  await settle(controller);
+  assert.deepEqual(await replicas(cluster, 0), {
+    replicas: [4, 1, 2],
+    addingReplicas: [],
+    removingReplicas: [],
+  });
+  assert.equal(controller.selfHealingStatus.movesCancelled, 1);
+  assert.equal(timers.length, 0);
+  assert.deepEqual(await persistedBrokers(cluster), []);
+  assert.deepEqual(await entityConfig(cluster, topicConfigPath('t')), {}, 'the throttles are off');
+});
+
+/** The brokers /brook_self_healing names. */
+async function persistedBrokers(cluster: TestCluster): Promise<number[]> {
+  const node = await cluster.observer.get(SELF_HEALING_STATE_PATH);
+  assert.ok(node.ok);
+  const decoded = decodeSelfHealingState(node.value.data);
+  assert.ok(decoded.ok);
+  return [...decoded.value.brokers.keys()];
+}
