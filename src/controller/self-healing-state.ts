@@ -49,12 +49,33 @@ export interface SelfHealingState {
   >;
   /** Brokers on which self-healing set the throttled rates. */
   readonly ratedBrokers: readonly BrokerId[];
+  /** The registered brokers when the node was written, with /brokers/ids' cversion; null when not known. */
+  readonly registered: RegisteredBrokers | null;
+}
+
+/**
+ * The children of /brokers/ids and the parent's cversion (children created plus deleted) read together. Two of
+ * them tell whether a broker's registration came and went in between, unseen: more changes than the two sets
+ * differ by.
+ */
+export interface RegisteredBrokers {
+  readonly cversion: number;
+  readonly live: readonly BrokerId[];
+}
+
+/** Whether brokers registered and went between `before` and `after` beyond what the two sets show. */
+export function unseenRegistrations(before: RegisteredBrokers, after: RegisteredBrokers): boolean {
+  const was = new Set(before.live);
+  const is = new Set(after.live);
+  const differ = [...was].filter((b) => !is.has(b)).length + [...is].filter((b) => !was.has(b)).length;
+  return after.cversion - before.cversion > differ;
 }
 
 export const EMPTY_SELF_HEALING_STATE: SelfHealingState = {
   brokers: new Map(),
   throttledTopics: new Map(),
   ratedBrokers: [],
+  registered: null,
 };
 
 export function encodeSelfHealingState(state: SelfHealingState): Uint8Array {
@@ -79,6 +100,9 @@ export function encodeSelfHealingState(state: SelfHealingState): Uint8Array {
     failed_brokers: brokers,
     throttled_topics: throttles,
     rated_brokers: state.ratedBrokers,
+    ...(state.registered === null
+      ? {}
+      : { registered_brokers: { cversion: state.registered.cversion, live: state.registered.live } }),
   });
 }
 
@@ -117,6 +141,15 @@ export function decodeSelfHealingState(bytes: Uint8Array): Decoded<SelfHealingSt
     const ratedBrokers = json.has('rated_brokers')
       ? (json.intArray('rated_brokers', { min: 0 }) as BrokerId[])
       : [];
-    return { brokers, throttledTopics, ratedBrokers };
+    // Absent in nodes written before it was kept.
+    let registered: RegisteredBrokers | null = null;
+    if (json.has('registered_brokers')) {
+      const r = json.object('registered_brokers');
+      registered = {
+        cversion: r.int('cversion', { min: 0 }),
+        live: r.intArray('live', { min: 0 }) as BrokerId[],
+      };
+    }
+    return { brokers, throttledTopics, ratedBrokers, registered };
   });
 }

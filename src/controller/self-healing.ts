@@ -31,11 +31,14 @@ import {
   decodeSelfHealingState,
   encodeSelfHealingState,
   type PersistedMove,
+  type RegisteredBrokers,
   SELF_HEALING_STATE_PATH,
   type SelfHealingState,
+  unseenRegistrations,
 } from './self-healing-state.js';
 import type { CoordinationStore, MultiResult, Op } from './store/store.js';
 import {
+  BROKER_IDS_PATH,
   brokerConfigPath,
   configChangeCreatePath,
   decodeEntityConfig,
@@ -291,11 +294,26 @@ export class SelfHealer {
     for (const { entry } of ctx.allPartitions())
       for (const r of entry.assignment.replicas) if (!ctx.liveBrokers.has(r)) missing.add(r);
     const returned: BrokerId[] = [];
+    // A broker gone now that was registered when the node was written, or gone then too while brokers registered
+    // and went unseen (which ones the store does not keep), may have been back since its failure: its timeout
+    // counts from now, not from before it was back (this can delay healing, never hasten it).
+    const before = persisted.registered;
+    const registered = before === null ? null : await this.readRegistered();
+    if (this.host.core.ctx !== ctx) return;
+    const unseen = before !== null && registered !== null && unseenRegistrations(before, registered);
     for (const [id, p] of [...persisted.brokers].sort(([x], [y]) => x - y)) {
-      const elapsedMs = Math.max(0, this.host.nowMs() - p.failedAtMs);
+      const backSince = before?.live.includes(id) === true || unseen;
+      const restart = backSince && !ctx.liveBrokers.has(id);
+      if (restart)
+        this.host.core.logger.info(
+          `self-healing: broker ${id}, gone since ${iso(p.failedAtMs)}, may have been back while no controller ` +
+            'ran: its failure time starts now',
+        );
+      const failedAtMs = restart ? this.host.nowMs() : p.failedAtMs;
+      const elapsedMs = Math.max(0, this.host.nowMs() - failedAtMs);
       const f: FailedBroker = {
         sinceMs: this.host.monotonicMs() - elapsedMs,
-        failedAtMs: p.failedAtMs,
+        failedAtMs,
         state: 'waiting',
         cancelTimer: null,
         retrying: false,
@@ -878,7 +896,12 @@ export class SelfHealer {
   // ---- persisted state ------------------------------------------------------------------------------------
 
   private async readState(): Promise<SelfHealingState> {
-    const empty: SelfHealingState = { brokers: new Map(), throttledTopics: new Map(), ratedBrokers: [] };
+    const empty: SelfHealingState = {
+      brokers: new Map(),
+      throttledTopics: new Map(),
+      ratedBrokers: [],
+      registered: null,
+    };
     const node = await this.host.store().get(SELF_HEALING_STATE_PATH);
     if (!node.ok) {
       if (node.code !== 'NONODE')
@@ -895,9 +918,28 @@ export class SelfHealer {
     return empty;
   }
 
+  /**
+   * The registered brokers and /brokers/ids' cversion, read together (the cversion the same before and after the
+   * children); null when they kept changing or could not be read.
+   */
+  private async readRegistered(): Promise<RegisteredBrokers | null> {
+    const store = this.host.store();
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const before = await store.exists(BROKER_IDS_PATH);
+      const names = await store.children(BROKER_IDS_PATH);
+      const after = await store.exists(BROKER_IDS_PATH);
+      if (!before.ok || !names.ok || !after.ok || before.value === null || after.value === null) return null;
+      if (before.value.cversion !== after.value.cversion) continue;
+      const live = names.value.filter((n) => /^\d{1,10}$/.test(n)).map((n) => Number(n) as BrokerId);
+      return { cversion: after.value.cversion, live: live.sort((a, b) => a - b) };
+    }
+    return null;
+  }
+
   /** Writes what this healer knows, guarded by the controller epoch (a replaced controller writes nothing). */
   private async persist(): Promise<void> {
     if (!this.enabled || this.host.core.ctx === null) return;
+    const registered = await this.readRegistered();
     const data = encodeSelfHealingState({
       // A broker back whose cancels are not all written stays named: a successor finds it back and cancels them.
       brokers: new Map(
@@ -914,6 +956,7 @@ export class SelfHealer {
         [...this.addedThrottles].map(([t, a]) => [t, { leader: [...a.leader], follower: [...a.follower] }]),
       ),
       ratedBrokers: [...this.ratedBrokers].sort((a, b) => a - b),
+      registered,
     });
     for (let attempt = 0; attempt < 3; attempt++) {
       const write: Op =

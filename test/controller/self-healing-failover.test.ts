@@ -29,6 +29,15 @@ async function setup(assignments: number[][]) {
   return { cluster, first, second };
 }
 
+/** As setup, with no second controller: one started later finds no controller ran in between. */
+async function setupOne(assignments: number[][]) {
+  const cluster = await fourBrokers();
+  const first = healingController(cluster, 1);
+  await first.controller.start();
+  await createTopicT(cluster, first.controller, assignments);
+  return { cluster, first };
+}
+
 /** The first controller stops (resigns, deletes /controller); the second takes over. */
 async function failOver(first: Controller, second: Controller): Promise<void> {
   await first.stop();
@@ -199,4 +208,53 @@ test('a broker joining while a failed broker’s replicas have nowhere to go ret
   first.timers.shift()!.run();
   await settle(first.controller);
   assert.deepEqual((await replicas(cluster, 0)).addingReplicas, [5]);
+});
+
+test('a broker that came back and failed again while no controller ran starts its timeout again', async () => {
+  const { cluster, first } = await setupOne([[1, 2, 4]]);
+  cluster.killBroker(4);
+  await settle(first.controller);
+  const firstFailureMs = cluster.clock.nowMs();
+  cluster.clock.advance(40_000);
+  await first.controller.stop();
+  // With no controller: broker 4 returns, stays 10 s, and fails again.
+  await cluster.addBroker(4, 'c');
+  cluster.clock.advance(10_000);
+  cluster.killBroker(4);
+  cluster.clock.advance(5_000);
+  const second = healingController(cluster, 2);
+  await second.controller.start();
+  await settle(second.controller);
+  assert.ok(second.controller.isActive);
+  assert.deepEqual(
+    second.timers.map((t) => t.delayMs),
+    [TIMEOUT_MS],
+    'not the 5 s left of the first failure’s timeout',
+  );
+  const [status] = second.controller.selfHealingStatus.failedBrokers;
+  assert.ok(status !== undefined && status.failedAtMs > firstFailureMs, 'the failure time restarted');
+  assert.equal((await persisted(cluster)).brokers.get(4 as BrokerId)?.failedAtMs, status.failedAtMs);
+});
+
+test('a failover after other brokers came and went keeps a gone broker’s failure time', async () => {
+  const { cluster, first } = await setupOne([
+    [1, 2, 4],
+    [3, 1, 2],
+  ]);
+  cluster.killBroker(4);
+  await settle(first.controller);
+  cluster.clock.advance(40_000);
+  await first.controller.stop();
+  // With no controller: broker 3 goes, and a new broker 5 joins; neither is broker 4.
+  cluster.killBroker(3);
+  await cluster.addBroker(5, 'c');
+  const second = healingController(cluster, 2);
+  await second.controller.start();
+  await settle(second.controller);
+  assert.ok(second.controller.isActive);
+  assert.deepEqual(
+    second.timers.map((t) => t.delayMs).sort((a, b) => a - b),
+    [TIMEOUT_MS - 40_000, TIMEOUT_MS],
+    'broker 4 waits only for what is left; broker 3 for the whole timeout',
+  );
 });
