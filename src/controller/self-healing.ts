@@ -14,7 +14,8 @@
 // still running stay self-healing's (a broker that returns cancels them; finishing them takes the throttles off),
 // and a broker that came back while no controller watched gets its unfinished moves cancelled at once. A broker
 // missing at failover that the node does not name counts as gone from then, so without the node (or with it
-// unreadable) a failover can only delay healing, never hasten it.
+// unreadable) a failover can only delay healing, never hasten it; so does one that may have been back and gone
+// again while no controller watched (the node keeps the registered brokers to tell): its clock starts again.
 //
 // Throttles: the moving partitions' current replicas go into leader.replication.throttled.replicas and their
 // new replicas into follower.replication.throttled.replicas (topic configs, merged with what is there), and
