@@ -54,8 +54,16 @@ describe('self-healing of a topic deleted while its replicas move (four brokers,
       async () => ((await throttledBrokers(admin!, live)).length === 0 ? true : undefined),
       20_000,
     );
-    const log = cluster.brokers[controllerId]!.log();
-    assert.match(log, /self-healing: replication throttles removed/);
+    // The line follows the last write of the removal (the saved state after the configs), which the admin's read of
+    // the configs can see before it: waited for, not read at once.
+    await waitFor(
+      'the removal logged',
+      async () =>
+        /self-healing: replication throttles removed/.test(cluster.brokers[controllerId]!.log())
+          ? true
+          : undefined,
+      10_000,
+    );
 
     // The broker returns: its replica is deleted, and the topic with it.
     await cluster.start(victim);
