@@ -9,7 +9,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { TlsOptions } from 'node:tls';
 import type { Logger } from '../../common/logger.js';
 import type { TaskConfig } from '../api/connector.js';
-import { ConfigException, ConnectException, RestError } from '../errors.js';
+import { RequestTargetError, RestError } from '../errors.js';
 import type { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
 import { SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER } from '../runtime/distributed/request-signature.js';
 import { closeHttp, listenHttp } from '../runtime/rest-server.js';
@@ -109,10 +109,11 @@ export class MirrorRestServer {
       }
     } catch (err) {
       if (err instanceof RestError) return send(res, err.statusCode, err.message);
-      if (err instanceof ConfigException || err instanceof ConnectException)
-        return send(res, 400, err.message);
-      // A follower that is asked (a leader change under way): the caller retries on its next tick.
-      return send(res, 409, (err as Error).message);
+      // A follower that is asked (a leader change under way): Kafka forwards once, or answers 409 to a request
+      // already forwarded (forward=false); this server does not forward, and the caller retries on its next tick.
+      if (err instanceof RequestTargetError) return send(res, 409, err.message);
+      // As Kafka's ConnectExceptionMapper: anything else, a ConnectException or ConfigException included, is 500.
+      return send(res, 500, (err as Error).message);
     }
     res.writeHead(204).end();
   }
