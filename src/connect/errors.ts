@@ -18,6 +18,17 @@ export class ConfigException extends ConnectException {
   }
 }
 
+/**
+ * A distributed worker has read a config change that needs a rebalance and not yet asked for it (Kafka's
+ * RebalanceNeededException): answers built now could rest on stale leadership or assignments.
+ */
+export class RebalanceNeededException extends ConnectException {
+  override name = 'RebalanceNeededException';
+  constructor() {
+    super('Request cannot be completed because a rebalance is expected');
+  }
+}
+
 /** A REST-level failure with Kafka Connect's status code (404 unknown connector, 409 conflict, 400 bad request). */
 export class RestError extends Error {
   override name = 'RestError';

@@ -129,5 +129,10 @@ export interface Herder {
    * generations and records the new task count (PUT /connectors/{name}/fence, on the leader).
    */
   fenceZombies?(name: string, signature?: RequestSignature): Promise<void>;
+  /**
+   * Distributed mode only: throws RebalanceNeededException while a config change this worker read needs a
+   * rebalance it has not yet asked for (Kafka's checkRebalanceNeeded, run by the requests Kafka runs it for).
+   */
+  checkRebalanceNeeded?(): void;
   stop(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { TlsOptions } from 'node:tls';
 import type { Logger } from '../../common/logger.js';
-import { ConnectException, RequestTargetError, RestError } from '../errors.js';
+import { ConnectException, RebalanceNeededException, RequestTargetError, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import {
   type RequestSignature,
@@ -190,14 +190,16 @@ export class RestServer {
       const { info } = await h.putConnectorConfig(connectorName, config, false, initial);
       return { status: 201, body: info };
     });
-    this.route('GET', '/connectors/{name}', async (r) => ({
-      status: 200,
-      body: h.connectorInfo(r.params[0]!),
-    }));
-    this.route('GET', '/connectors/{name}/config', async (r) => ({
-      status: 200,
-      body: h.connectorConfig(r.params[0]!),
-    }));
+    // Kafka checks for an expected rebalance in these reads too, and answers them through its exception mapper:
+    // a 500 with the RebalanceNeededException's message (a ConnectException here).
+    this.route('GET', '/connectors/{name}', async (r) => {
+      h.checkRebalanceNeeded?.();
+      return { status: 200, body: h.connectorInfo(r.params[0]!) };
+    });
+    this.route('GET', '/connectors/{name}/config', async (r) => {
+      h.checkRebalanceNeeded?.();
+      return { status: 200, body: h.connectorConfig(r.params[0]!) };
+    });
     this.route('PUT', '/connectors/{name}/config', async (r) => {
       const name = r.params[0]!;
       const config = configBody(await r.body());
@@ -219,6 +221,7 @@ export class RestServer {
       return { status: 200, body: info };
     });
     this.route('GET', '/connectors/{name}/tasks-config', async (r) => {
+      h.checkRebalanceNeeded?.();
       const out: Record<string, Record<string, string>> = {};
       for (const t of h.taskConfigs(r.params[0]!)) out[`${t.id.connector}-${t.id.task}`] = t.config;
       return { status: 200, body: out };
@@ -236,6 +239,7 @@ export class RestServer {
       return { status: 202 };
     });
     this.route('POST', '/connectors/{name}/restart', async (r) => {
+      conflictIfRebalanceNeeded(h);
       const plan = await h.restartConnector(r.params[0]!, {
         includeTasks: booleanParam(r.query, 'includeTasks', false),
         onlyFailed: booleanParam(r.query, 'onlyFailed', false),
@@ -256,10 +260,10 @@ export class RestServer {
       // such as Strimzi's operator accept exactly 204.
       return { status: 204 };
     });
-    this.route('GET', '/connectors/{name}/tasks', async (r) => ({
-      status: 200,
-      body: h.taskConfigs(r.params[0]!),
-    }));
+    this.route('GET', '/connectors/{name}/tasks', async (r) => {
+      h.checkRebalanceNeeded?.();
+      return { status: 200, body: h.taskConfigs(r.params[0]!) };
+    });
     this.route('POST', '/connectors/{name}/tasks', async (r) => {
       // Internal: a worker running a connector hands its task configs to the leader (distributed mode).
       if (h.putTaskConfigs === undefined)
@@ -285,6 +289,7 @@ export class RestServer {
       body: h.taskStatus(r.params[0]!, taskNumber(r.params[0]!, r.params[1]!)),
     }));
     this.route('POST', '/connectors/{name}/tasks/{task}/restart', async (r) => {
+      conflictIfRebalanceNeeded(h);
       await h.restartTask(r.params[0]!, taskNumber(r.params[0]!, r.params[1]!));
       return { status: 204 };
     });
@@ -297,6 +302,7 @@ export class RestServer {
       body: { offsets: await h.connectorOffsets(r.params[0]!) },
     }));
     this.route('PATCH', '/connectors/{name}/offsets', async (r) => {
+      conflictIfRebalanceNeeded(h);
       const body = objectBody(await r.body());
       // Kafka refuses a request with no partitions rather than answer that offsets were altered.
       if (!Array.isArray(body.offsets) || body.offsets.length === 0)
@@ -320,10 +326,10 @@ export class RestServer {
       });
       return { status: 200, body: { message: await h.alterConnectorOffsets(r.params[0]!, offsets) } };
     });
-    this.route('DELETE', '/connectors/{name}/offsets', async (r) => ({
-      status: 200,
-      body: { message: await h.alterConnectorOffsets(r.params[0]!, null) },
-    }));
+    this.route('DELETE', '/connectors/{name}/offsets', async (r) => {
+      conflictIfRebalanceNeeded(h);
+      return { status: 200, body: { message: await h.alterConnectorOffsets(r.params[0]!, null) } };
+    });
     this.route('GET', '/admin/loggers', async () => ({ status: 200, body: h.allLoggerLevels() }));
     this.route('GET', '/admin/loggers/{logger}', async (r) => {
       const level = h.loggerLevel(r.params[0]!);
@@ -543,6 +549,24 @@ async function readJsonBody(req: IncomingMessage): Promise<{ text: string; json:
     return { text, json: JSON.parse(text) };
   } catch (err) {
     throw new RestError(400, `Request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * Restarts and offset changes while a rebalance is expected: Kafka's HerderRequestHandler turns the herder's
+ * RebalanceNeededException into this 409, which a client may retry.
+ */
+function conflictIfRebalanceNeeded(h: Herder): void {
+  try {
+    h.checkRebalanceNeeded?.();
+  } catch (err) {
+    if (err instanceof RebalanceNeededException)
+      throw new RestError(
+        409,
+        'Cannot complete request momentarily due to stale configuration ' +
+          '(typically caused by a concurrent config change)',
+      );
+    throw err;
   }
 }
 

@@ -14,7 +14,7 @@ import { Cluster, KafkaProtocolError, Producer } from '../../../client/index.js'
 import type { Logger } from '../../../common/logger.js';
 import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
-import { ConnectException, RequestTargetError, RestError } from '../../errors.js';
+import { ConnectException, RebalanceNeededException, RequestTargetError, RestError } from '../../errors.js';
 import { AbstractHerder, stateInfo } from '../abstract-herder.js';
 import type { ClientKind } from '../client-configs.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
@@ -88,6 +88,8 @@ interface RunningTask {
 export interface DistributedHerderFaults {
   /** Just before a task is built and started, with the task config generation it is started for. */
   beforeTaskStart?: (id: ConnectorTaskId, generation: number) => Promise<void>;
+  /** Before the loop applies config records it has read (they stay pending meanwhile). */
+  beforeConfigEvents?: () => Promise<void>;
 }
 
 export interface DistributedHerderOptions {
@@ -228,6 +230,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         this.member.polled();
         if (this.stopping) break;
         await this.checkWritePrivileges();
+        if (this.events.length > 0) await this.o.faults?.beforeConfigEvents?.();
         await this.handleEvents();
         await this.rotateSessionKey();
         await this.reconcile();
@@ -882,6 +885,17 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   }
 
   // ---- the REST API -------------------------------------------------------------------------------------------
+
+  /**
+   * Kafka's needsReconfigRebalance: a new connector, a removed one or new task configs read from the config topic
+   * and not yet applied by the loop (which asks for the rebalance when it applies them).
+   */
+  checkRebalanceNeeded(): void {
+    const expected = this.events.some(
+      (e) => e.kind === 'tasks' || (e.kind === 'connector' && e.removed === this.knownConnectors.has(e.name)),
+    );
+    if (expected) throw new RebalanceNeededException();
+  }
 
   private requireLeader(): void {
     if (this.leader === null || this.generation() < 0) throw new RestError(409, REBALANCE_MESSAGE);
