@@ -237,8 +237,17 @@ function removeLeftovers(dir: string, keys: SegmentKeys | null): void {
       name.endsWith(CLEANED_SUFFIX) ||
       name.endsWith(SWAP_SUFFIX)
     ) {
-      unlinkSync(join(dir, name));
+      unlinkIfPresent(join(dir, name));
     }
+  }
+}
+
+/** Removes a file that may already be gone (a leftover another writer's rename or cleanup took first). */
+function unlinkIfPresent(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
 }
 
@@ -276,11 +285,6 @@ function segmentFileOffsets(dir: string): number[] {
 }
 
 function deleteSegmentFilesAt(dir: string, baseOffset: number): void {
-  for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, ENC_SUFFIX]) {
-    try {
-      unlinkSync(join(dir, String(baseOffset).padStart(20, '0') + suffix));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-  }
+  for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX, TXN_INDEX_SUFFIX, ENC_SUFFIX])
+    unlinkIfPresent(join(dir, String(baseOffset).padStart(20, '0') + suffix));
 }

@@ -98,7 +98,12 @@ describe("an operator's cancel of a self-healing move (four brokers, ZooKeeper)"
     const [described] = await admin.describeTopics([topic]);
     const kept = described!.partitions.find((p) => p.partition === chosen)!;
     assert.ok(kept.replicas.includes(victim), `partition ${chosen} keeps its replica on broker ${victim}`);
-    assert.equal(await throttled(), '', 'every throttle is off once the other moves ended');
+    // The throttles come off after the last move ends (its completion is saved first): waited for, briefly.
+    await waitFor(
+      'every throttle off once the other moves ended',
+      async () => ((await throttled()) === '' ? true : undefined),
+      15_000,
+    );
     const after = await scrape(ports[controllerId]!);
     assert.equal(after.value('brook_controller_selfhealing_moves', { outcome: 'operator_cancelled' }), 1);
   });
