@@ -65,6 +65,7 @@ import { type ClientOptions, consumerClientId } from './options.js';
 import { fetchEpochEndOffsets, judgeEpochEndOffset, type ValidationOutcome } from './position-validation.js';
 import { RecordIterator } from './record-iterator.js';
 import {
+  checkCloseTimeout,
   checkCommittableOffset,
   EARLIEST_TIMESTAMP,
   epochOrNone,
@@ -1669,8 +1670,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    */
   async close(options: { leaveGroup?: boolean; timeoutMs?: number } = {}): Promise<void> {
     const timeoutMs = options.timeoutMs ?? CLOSE_TIMEOUT_MS;
-    if (!(timeoutMs >= 0))
-      throw new RangeError(`the close timeout must be a non-negative number, not ${timeoutMs}`);
+    checkCloseTimeout(timeoutMs);
     if (this.closed) return;
     const deadline = Date.now() + timeoutMs;
     const left = (): number => Math.max(0, deadline - Date.now());

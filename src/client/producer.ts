@@ -74,7 +74,7 @@ import {
 import { encodeHeaders, recordBytesBound } from './producer-record.js';
 import { type ProducerSettings, resolveProducerSettings } from './producer-settings.js';
 import { RecordAccumulator } from './record-accumulator.js';
-import { checkCommittableOffset } from './requests.js';
+import { checkCloseTimeout, checkCommittableOffset } from './requests.js';
 import { deliverFailure, GroupSlot, type OnFailure, type OnSuccess, SendGroup } from './send-outcome.js';
 import { Sender } from './sender.js';
 import { bytesSerde, type Serializer } from './serdes.js';
@@ -703,8 +703,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * (RangeError) before anything closes, as Kafka's close(Duration) throws IllegalArgumentException.
    */
   async close(timeoutMs = 30_000): Promise<void> {
-    if (!(timeoutMs >= 0))
-      throw new RangeError(`the close timeout must be a non-negative number, not ${timeoutMs}`);
+    checkCloseTimeout(timeoutMs);
     if (this.closed) return;
     this.closed = true;
     if (timeoutMs > 0) {

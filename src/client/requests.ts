@@ -24,6 +24,12 @@ export function checkCommittableOffset(offset: number): void {
   if (!Number.isSafeInteger(offset)) throw new RangeError(`Invalid offset ${offset}: not a safe integer`);
 }
 
+/** Refuses a close timeout that is negative or not a number, as Kafka's close(Duration) (IllegalArgumentException). */
+export function checkCloseTimeout(timeoutMs: number): void {
+  if (!(timeoutMs >= 0))
+    throw new RangeError(`the close timeout must be a non-negative number, not ${timeoutMs}`);
+}
+
 /**
  * A leader epoch as the client carries it: a negative or missing one is no epoch, -1 on the wire (Kafka's
  * OffsetAndMetadata.leaderEpoch() and a batch's maybeLeaderEpoch both treat negative epochs as unknown).
