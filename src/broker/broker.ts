@@ -560,11 +560,6 @@ export class Broker {
       // The log.cleaner.* keys Kafka makes dynamic (threads, throttle, buffers, backoff) reach the cleaner.
       // The replication throttle rates are dynamic broker configs too.
       () => {
-        // Every log takes the new defaults, hosted or not yet: at start the layers are read before the controller's
-        // first request, and a log loaded from disk must not run retention or the cleaner on the static defaults
-        // until then (Kafka reads the dynamic broker configs before it creates the log manager).
-        for (const topic of new Set([...logs.allLogs()].map((l) => l.topicPartition.topic)))
-          logs.updateConfig(topic, storageConfigFor(topic));
         leaderReplicationQuota.refreshRate();
         followerReplicationQuota.refreshRate();
         logs.reconfigureCleaner(cleanerConfigOf(topicConfigs.mergedBrokerConfig()));

@@ -266,7 +266,7 @@ export class DynamicConfig {
     );
     const layers = this.topicConfigs.layers;
     this.topicConfigs.setLayers({ ...layers, dynamicBroker, dynamicDefault });
-    for (const p of this.replicas.all()) this.replicas.refreshSettings(p.topic);
+    this.replicas.refreshAllSettings();
     try {
       this.onBrokerLayers();
     } catch (err) {

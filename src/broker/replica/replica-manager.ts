@@ -35,6 +35,8 @@ export interface PartitionLogs {
   getLog(tp: TopicPartition): Log | undefined;
   deleteLog(tp: TopicPartition): boolean;
   updateConfig(topic: string, config: LogConfig): void;
+  /** Every log loaded, hosted by a partition or not yet. */
+  allLogs(): Iterable<Log>;
 }
 
 /** Told after a LeaderAndIsr request was applied, for each partition whose role it set (coordinators load state). */
@@ -289,6 +291,19 @@ export class ReplicaManager {
       );
     }
     return deleted;
+  }
+
+  /**
+   * The broker-wide config layers changed: every partition and every log reads its topic's settings again, once per
+   * topic. Logs not hosted yet are included: at start the layers are read before the controller's first request,
+   * and a log loaded from disk must not run retention or the cleaner on the static defaults until then (Kafka reads
+   * the dynamic broker configs before it creates the log manager).
+   */
+  refreshAllSettings(): void {
+    const topics = new Set<string>();
+    for (const p of this.partitions.values()) topics.add(p.topic);
+    for (const log of this.logs.allLogs()) topics.add(log.topicPartition.topic);
+    for (const topic of topics) this.refreshSettings(topic);
   }
 
   /** A topic's config changed: its partitions read the new settings from now on. */
