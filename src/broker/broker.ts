@@ -353,19 +353,26 @@ export class Broker {
   /**
    * The config overrides of every topic with a log on disk, read before the logs are opened so that each is opened
    * with its topic's (segment.bytes, cleanup.policy, retention), as Kafka's LogManager.startup reads them
-   * (fetchTopicConfigOverrides) before loading: opened on the broker's defaults, a log could run a retention or
-   * cleaner pass on them before the controller's first request brought its topic's. One read per topic, all at
-   * once. A topic whose read fails keeps the defaults until the controller's request reads it again.
+   * (fetchTopicConfigOverrides) before loading. One read per topic, all at once. A topic without a config node
+   * has no overrides; any other failed read stops the start, as in Kafka, where the ZooKeeper error of
+   * getEntityConfigs fails LogManager.startup: opened on the broker's defaults until the controller's first
+   * request, a topic kept forever (retention.ms=-1) could lose data to a retention or cleaner pass meanwhile. A
+   * ZooKeeper that is only unreachable is waited for by the store itself (zookeeper-store.ts requestTimeoutMs)
+   * before a read answers CONNECTIONLOSS, as Kafka's retryRequestsUntilConnected waits for the connection.
    */
   private async readOverridesOfLogsOnDisk(topicConfigs: TopicConfigs): Promise<void> {
     const topics = topicsOnDisk(this.options.config.logDirs);
     if (topics.size === 0) return;
     const unread = await readTopicOverrides(this.store!, topics, topicConfigs);
     if (unread.length === 0) return;
-    const shown = unread.slice(0, 10).join(', ') + (unread.length > 10 ? ', ...' : '');
-    this.options.logger.warn(
-      `the config overrides of ${unread.length} topics with logs on disk could not be read: their logs open on ` +
-        `the broker's defaults until the controller's first request naming them (${shown})`,
+    const shown =
+      unread
+        .slice(0, 10)
+        .map((u) => `${u.topic}: ${u.reason}`)
+        .join(', ') + (unread.length > 10 ? ', ...' : '');
+    throw new Error(
+      `reading the config overrides of ${unread.length} topics with logs on disk failed (${shown}): the broker ` +
+        `does not start rather than open their logs on the broker's defaults`,
     );
   }
 

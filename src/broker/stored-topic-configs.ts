@@ -7,22 +7,39 @@ import type { CoordinationStore } from '../controller/store/store.js';
 import { decodeEntityConfig, topicConfigPath } from '../controller/zk-layout/index.js';
 import type { TopicConfigs } from './topic-configs.js';
 
+/** A topic whose config node could not be read, and why (a store error name, or the exception's message). */
+export interface UnreadTopic {
+  readonly topic: string;
+  readonly reason: string;
+}
+
 /**
- * Reads each topic's overrides, all at once, and sets them in `topicConfigs` (a topic without a node has none).
- * A read that fails (or throws) says nothing about the topic: it is left as it was, and its name is in the answer.
+ * Reads each topic's overrides, all at once, and sets them in `topicConfigs` (a topic without a node has none, as
+ * Kafka's getEntityConfigs answers empty properties for NONODE). A read that fails (or throws) says nothing about
+ * the topic: it is left as it was, and it is in the answer with the reason.
  */
 export async function readTopicOverrides(
   store: CoordinationStore,
   topics: Iterable<string>,
   topicConfigs: TopicConfigs,
-): Promise<string[]> {
+): Promise<UnreadTopic[]> {
   const names = [...topics];
-  const nodes = await Promise.all(names.map((topic) => store.get(topicConfigPath(topic)).catch(() => null)));
-  const unread: string[] = [];
+  const nodes = await Promise.all(
+    names.map((topic) =>
+      store
+        .get(topicConfigPath(topic))
+        .catch((err: unknown) => (err instanceof Error ? err.message : String(err))),
+    ),
+  );
+  const unread: UnreadTopic[] = [];
   for (const [i, node] of nodes.entries()) {
     const topic = names[i]!;
-    if (node === null || (!node.ok && node.code !== 'NONODE')) {
-      unread.push(topic);
+    if (typeof node === 'string') {
+      unread.push({ topic, reason: node });
+      continue;
+    }
+    if (!node.ok && node.code !== 'NONODE') {
+      unread.push({ topic, reason: node.code });
       continue;
     }
     const decoded = node.ok && node.value.data.length > 0 ? decodeEntityConfig(node.value.data) : null;

@@ -95,12 +95,14 @@ export class ControllerRequests {
    * none known yet makes the request fail with a retriable error (false), so the controller sends it again. Taken
    * as "no overrides", it put the topic on the broker's defaults (min.insync.replicas, cleanup.policy, retention)
    * until the next request. The topic's logs and partitions take what was read at once: logs loaded at start
-   * were opened with the overrides read then (broker.ts loadLogs), but a read that failed at start left them on the
-   * broker's defaults, and the topic may have changed since; Kafka's LogManager keeps each log on its topic's.
+   * were opened with the overrides read then (broker.ts loadLogs; a read that failed there stopped the start), and
+   * the topic may have changed since; Kafka's LogManager keeps each log on its topic's.
    */
   private async loadConfigs(topics: Iterable<string>): Promise<boolean> {
     const names = [...topics];
-    const unread = new Set(await readTopicOverrides(this.store, names, this.topicConfigs));
+    const unread = new Set(
+      (await readTopicOverrides(this.store, names, this.topicConfigs)).map((u) => u.topic),
+    );
     for (const topic of names) if (!unread.has(topic)) this.replicas.refreshSettings(topic);
     return [...unread].every((topic) => this.topicConfigs.hasOverrides(topic));
   }

@@ -1,0 +1,96 @@
+// A broker whose logs on disk include a topic with a config node it cannot read does not start: Kafka's
+// LogManager.startup reads every such topic's overrides (fetchTopicConfigOverrides -> getEntityConfigs), and a
+// ZooKeeper error other than NONODE fails the start. Opened on the broker's defaults instead, a topic kept forever
+// (retention.ms=-1) would be under the 7-day default until the controller's first request, and a retention pass in
+// that window deletes its data. Here the topic's node is made unreadable with a ZooKeeper ACL (NOAUTH on read).
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import * as zk from 'node-zookeeper-client';
+import { topicConfigPath } from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { readWhenLeading } from '../helpers/cluster.js';
+import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+
+/** Sets the ACL of `path` through a plain ZooKeeper client of the test's own. */
+async function setAcl(connect: string, path: string, acls: zk.ACL[]): Promise<void> {
+  const client = zk.createClient(connect);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no ZooKeeper session in 10 s')), 10_000);
+      client.once('connected', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      client.connect();
+    });
+    await new Promise<void>((resolve, reject) =>
+      client.setACL(path, acls, -1, (error) => (error ? reject(error) : resolve())),
+    );
+  } finally {
+    client.close();
+  }
+}
+
+const anyone = new zk.Id('world', 'anyone');
+/** Administer only: the broker's read of the node answers NOAUTH, and the test can open it again. */
+const ADMIN_ONLY = [new zk.ACL(zk.Permission.ADMIN, anyone)];
+const OPEN = [new zk.ACL(zk.Permission.ALL, anyone)];
+
+describe('a topic config node unreadable at start', () => {
+  let zooKeeper: TestZooKeeper;
+  let broker: InProcessBroker | undefined;
+  const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
+  const overrides = () => ({
+    'zookeeper.connect': zooKeeper.connect,
+    'log.retention.check.interval.ms': 1,
+  });
+
+  before(async () => {
+    zooKeeper = await startTestZooKeeper();
+  });
+  after(async () => {
+    await broker?.stop().catch(() => {});
+    await zooKeeper?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('fails the start, naming the topic; readable again, the topic kept forever has all its records', async () => {
+    broker = await startInProcessBroker(overrides(), { dataDir });
+    const client = await WireClient.connect(broker.host, broker.port);
+    try {
+      await createTopic(client, 'kept-forever', {
+        configs: { 'retention.ms': '-1', 'segment.bytes': '1024' },
+      });
+      const old = Date.now() - 30 * 86_400_000;
+      for (let i = 0; i < 8; i++) {
+        const record = { key: `k${i}`, value: 'x'.repeat(300), timestamp: old };
+        const r = await produceBatch(client, 'kept-forever', buildBatch([record]));
+        assert.equal(r.errorCode, ErrorCode.NONE);
+      }
+    } finally {
+      client.close();
+    }
+    await broker.stop();
+    broker = undefined;
+
+    await setAcl(zooKeeper.connect, topicConfigPath('kept-forever'), ADMIN_ONLY);
+    await assert.rejects(
+      startInProcessBroker(overrides(), { dataDir }).then((b) => {
+        broker = b;
+      }),
+      /config overrides of 1 topics with logs on disk failed \(kept-forever: NOAUTH\)/,
+    );
+
+    await setAcl(zooKeeper.connect, topicConfigPath('kept-forever'), OPEN);
+    broker = await startInProcessBroker(overrides(), { dataDir });
+    const offsets = (await readWhenLeading(broker, 'kept-forever')).map((r) => r.offset);
+    assert.deepEqual(offsets, [0, 1, 2, 3, 4, 5, 6, 7]);
+  });
+});
