@@ -64,9 +64,15 @@ export interface CleanResult {
 export interface CleanableRange {
   readonly firstDirtyOffset: number;
   readonly firstUncleanableOffset: number;
-  /** Bytes of the segments wholly below the first dirty offset. */
+  /**
+   * Bytes of the segments with a base offset below the first dirty offset (Kafka's LogToClean.cleanBytes,
+   * logSegments(-1, firstDirtyOffset)): the segment holding that offset counts here and in `dirtyBytes` both.
+   */
   readonly cleanBytes: number;
-  /** Bytes of the segments from the one holding the first dirty offset to the first uncleanable one. */
+  /**
+   * Bytes of the segments from the one holding the first dirty offset to the first uncleanable one (Kafka's
+   * calculateCleanableBytes); none when the first dirty offset is at or past the first uncleanable one.
+   */
   readonly dirtyBytes: number;
 }
 
@@ -89,11 +95,13 @@ export function cleanableRange(log: Log, firstDirtyOffset: number, nowMs: number
     count++;
   }
   const firstUncleanableOffset = segments[count]!.baseOffset;
+  // As Kafka's LogToClean, whose ratio min.cleanable.dirty.ratio is compared to: a segment the first dirty offset
+  // falls inside (a pass stopped by a full dedupe buffer ends there) is counted clean and dirty both.
   let cleanBytes = 0;
   let dirtyBytes = 0;
-  for (let i = 0; i < count; i++) {
-    if (segments[i + 1]!.baseOffset <= firstDirtyOffset) cleanBytes += segments[i]!.size;
-    else dirtyBytes += segments[i]!.size;
+  for (const [i, segment] of segments.entries()) {
+    if (segment.baseOffset < firstDirtyOffset) cleanBytes += segment.size;
+    if (i < count && segments[i + 1]!.baseOffset > firstDirtyOffset) dirtyBytes += segment.size;
   }
   return {
     firstDirtyOffset: Math.min(firstDirtyOffset, firstUncleanableOffset),

@@ -204,7 +204,10 @@ export class LogCleaner {
         throw err;
       });
       if (result === null || log.isClosed || log.truncationCount !== truncationsBefore) return null;
-      this.checkpoints.set(key, result.endOffset);
+      // Never back: a pass below a cut that came down under the checkpoint (a high watermark lowered by a new
+      // leader, a delete horizon bringing the log back) cleaned nothing past the cut, and what lies between the cut
+      // and the checkpoint was cleaned before. Kafka lowers a checkpoint only on truncation (onTruncated).
+      this.checkpoints.set(key, Math.max(this.firstDirtyOffset(log), result.endOffset));
       if (result.earliestDeleteHorizonMs === null) this.horizons.delete(key);
       else this.horizons.set(key, result.earliestDeleteHorizonMs);
       this.writeCheckpoint();

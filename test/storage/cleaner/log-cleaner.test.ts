@@ -84,6 +84,36 @@ test('the cleaner cleans a log once its dirty share reaches min.cleanable.dirty.
   assert.deepEqual(values(log), ['c-0', 'c-1', 'c-2', 'c-3', 'c-4', 'c-5', 'c-6', 'c-7', 'c-8', 'c-9']);
 });
 
+test('a segment holding the checkpoint counts as clean and dirty both, as in Kafka LogToClean', async (t) => {
+  // Kafka's cleanBytes are the segments with a base below the first dirty offset, its cleanableBytes those from
+  // the one holding that offset to the first uncleanable one: a segment the checkpoint falls inside (a pass
+  // stopped by a full dedupe buffer leaves one) is in both, and min.cleanable.dirty.ratio is compared to that.
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock, { minCleanableDirtyRatio: 0.6 });
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog(TP);
+  for (const tag of ['a', 'b', 'c']) writeKeys(log, clock, 10, tag);
+  const [a, b, c] = log.segmentList();
+  manager.cleaner.adoptCheckpoint(TP, b!.baseOffset + 5);
+  const kafkaRatio = (b!.size + c!.size) / (a!.size + b!.size + (b!.size + c!.size));
+  assert.ok(kafkaRatio < 0.6, `ratio ${kafkaRatio}`);
+  assert.equal(manager.cleaner.pickLog(), null, 'below min.cleanable.dirty.ratio=0.6');
+  assert.equal(await manager.cleaner.runOnce(), null);
+  // Ten records more: (b + c + d) / (a + b + b + c + d) = 3/5 is not above 0.6 either; ten more after them are.
+  writeKeys(log, clock, 10, 'd');
+  assert.equal(manager.cleaner.pickLog(), null);
+  writeKeys(log, clock, 10, 'e');
+  const candidate = manager.cleaner.pickLog();
+  assert.equal(candidate?.reason, 'dirty-ratio');
+  assert.equal(candidate?.firstDirtyOffset, b!.baseOffset + 5);
+  const sizes = log.segmentList().map((s) => s.size);
+  const expected =
+    (sizes[1]! + sizes[2]! + sizes[3]! + sizes[4]!) /
+    (sizes[0]! + sizes[1]! + (sizes[1]! + sizes[2]! + sizes[3]! + sizes[4]!));
+  assert.equal(candidate?.dirtyRatio, expected);
+});
+
 test('cleaner-offset-checkpoint carries the first dirty offset across a restart', async (t) => {
   const dir = tempDir(t);
   const clock = new ManualClock();
@@ -103,7 +133,9 @@ test('cleaner-offset-checkpoint carries the first dirty offset across a restart'
 test('a truncation below the checkpoint brings it down to the new log end, on disk at once', async (t) => {
   const dir = tempDir(t);
   const clock = new ManualClock();
-  const manager = openManager(dir, clock);
+  // After the truncation one segment holds the checkpoint (offset 15) and all the new data: clean and dirty both,
+  // a ratio of 1/2 (Kafka's LogToClean), which the default min.cleanable.dirty.ratio 0.5 does not exceed.
+  const manager = openManager(dir, clock, { minCleanableDirtyRatio: 0.4 });
   deferCleanup(t, () => manager.shutdown());
   const log = manager.getOrCreateLog(TP);
   writeKeys(log, clock, 10, 'a');
@@ -171,6 +203,36 @@ test('a passed delete horizon brings a log back to the cleaner to remove its tom
   const pass = await manager.cleaner.runOnce();
   assert.equal(pass?.reason, 'delete-horizon');
   assert.deepEqual(values(log), ['a-1', 'a-2', 'a-3']);
+});
+
+test('a high watermark that comes down below the checkpoint does not move the checkpoint back', async (t) => {
+  // Kafka's LogCleanerManager only lowers a checkpoint on truncation (maybeTruncateCheckpoint): with the first
+  // dirty offset at or past the first uncleanable one nothing is cleanable, and no pass sets it lower. Here a
+  // pass still runs below the cut (a passed delete horizon) and must leave the checkpoint where it was.
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock, { deleteRetentionMs: 1000, segmentBytes: 1024 });
+  deferCleanup(t, () => manager.shutdown());
+  const log = manager.getOrCreateLog(TP);
+  writeKeys(log, clock, 4, 'a', 200);
+  const tombstone = buildBatch([{ key: 'gone', value: null }], { timestamp: clock.nowMs() });
+  batchHeader.setBaseOffset(tombstone, 0, log.logEndOffset);
+  log.append(tombstone);
+  writeKeys(log, clock, 4, 'b', 200);
+  assert.ok((await manager.cleaner.runOnce()) !== null);
+  const cleanedTo = log.activeSegment.baseOffset;
+  assert.equal(manager.cleaner.checkpointOf(TP), cleanedTo);
+  const bases = log.segmentList().map((s) => s.baseOffset);
+  assert.ok(bases.length >= 3, `segments at ${bases.join(', ')}`);
+  // A follower told a lower high watermark by a new leader: the cut comes down to a segment below the checkpoint.
+  log.setHighWatermark(toOffset(bases[bases.length - 2]!));
+  clock.advance(1000);
+  const pass = await manager.cleaner.runOnce();
+  assert.equal(pass?.reason, 'delete-horizon');
+  assert.equal(manager.cleaner.checkpointOf(TP), cleanedTo);
+  assert.deepEqual(readOffsetCheckpoint(join(dir, 'cleaner-offset-checkpoint')), [
+    { ...TP, offset: cleanedTo },
+  ]);
 });
 
 test('the scheduler cleans on its own after log.cleaner.backoff.ms, and stops with the manager', async (t) => {
