@@ -3,8 +3,8 @@
 //
 // Start-up, one method per phase (runStart): encryption key stores (openKeyStores) -> metrics endpoint (when
 // brook.metrics.listener is set) -> coordination store (in-process under the first log dir for a single node, or
-// ZooKeeper when zookeeper.connect is set) -> cluster id, the config overrides of the topics with logs on disk and
-// log manager with recovery (loadLogs) -> listeners bound (bindListeners) -> broker registration
+// ZooKeeper when zookeeper.connect is set) -> cluster id, the config overrides of the topics with logs on disk, the
+// dynamic broker configs and log manager with recovery (loadLogs) -> listeners bound (bindListeners) -> broker registration
 // (registerInCluster) -> replica manager, dynamic configs, quotas, replica fetchers (startReplication) -> controller
 // (createController) -> request handlers' services (createServices) -> serving and controller election (serve; the
 // controller sends this broker LeaderAndIsr and UpdateMetadata, directly on one node). src/broker/README.md gives the
@@ -315,6 +315,7 @@ export class Broker {
     if (!clusterIdRead.ok) throw new Error(`reading the cluster id failed: ${clusterIdRead.reason}`);
     const clusterId = clusterIdRead.value;
     await this.readOverridesOfLogsOnDisk(topicConfigs);
+    await DynamicConfig.loadBeforeLogs(this.store!, this.brokerId, topicConfigs, logger.child('config'));
     const storageConfigFor = (topic: string) =>
       // The group commit keys are cluster-wide dynamic: read from the merged layers each time, so a change
       // reaches every log when DynamicConfig re-reads the layers and refreshes each partition's settings.

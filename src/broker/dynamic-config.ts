@@ -29,6 +29,11 @@ import type { TopicConfigs } from './topic-configs.js';
 
 const CHANGE_PREFIX = 'config_change_';
 
+interface DynamicBrokerLayers {
+  readonly dynamicBroker: Map<string, string>;
+  readonly dynamicDefault: Map<string, string>;
+}
+
 /**
  * Another owner of /config entities (client quotas under users/ and clients/): told to load everything when
  * watching starts (again, after a new session), and of each change notification for an entity type it serves.
@@ -51,7 +56,8 @@ export class DynamicConfig {
     private readonly store: CoordinationStore,
     private readonly brokerId: number,
     private readonly topicConfigs: TopicConfigs,
-    private readonly replicas: ReplicaManager,
+    /** Null only for the read before the logs are loaded (loadBeforeLogs), which changes no replica. */
+    private readonly replicas: ReplicaManager | null,
     private readonly logger: Logger,
     /** Called after the dynamic broker layers were (re)loaded: broker-level settings read outside topics. */
     private readonly onBrokerLayers: () => void = () => {},
@@ -77,8 +83,12 @@ export class DynamicConfig {
 
   async readEntity(path: string): Promise<Map<string, string>> {
     const node = await this.store.get(path);
-    if (!node.ok) return new Map();
-    const config = entityConfigOf(node.value.data);
+    return node.ok ? this.decodedEntity(path, node.value.data) : new Map();
+  }
+
+  /** A config node's keys; data that does not decode counts as none, with a log line. */
+  private decodedEntity(path: string, data: Uint8Array): Map<string, string> {
+    const config = entityConfigOf(data);
     if (config instanceof Error) {
       this.logger.warn(`ignoring unreadable config at ${path}: ${config.message}`);
       return new Map();
@@ -132,6 +142,41 @@ export class DynamicConfig {
    * default, per-broker keys (written by an older release or by hand). They stay stored: an
    * IncrementalAlterConfigs of that resource is refused until it deletes them, as in Kafka.
    */
+  /** This broker's and the cluster default's dynamic layers from their stored keys: passwords decoded. */
+  private brokerLayersOf(
+    perBroker: Map<string, string>,
+    clusterDefault: Map<string, string>,
+  ): DynamicBrokerLayers {
+    return {
+      dynamicBroker: this.passwords(this.withoutIgnored(perBroker, true), 'decode'),
+      dynamicDefault: this.passwords(this.withoutIgnored(clusterDefault, false), 'decode'),
+    };
+  }
+
+  /**
+   * The dynamic broker layers read once before the logs are loaded, into `topicConfigs` only (no replica manager
+   * exists yet), as Kafka's KafkaServer initializes DynamicBrokerConfig before it creates the LogManager: loading
+   * and recovery read max.message.bytes, the index sizes and log.preallocate. As there (getEntityConfigs), a read
+   * that fails other than for a missing node fails the start. start() reads them again and watches for changes.
+   */
+  static async loadBeforeLogs(
+    store: CoordinationStore,
+    brokerId: number,
+    topicConfigs: TopicConfigs,
+    logger: Logger,
+  ): Promise<void> {
+    const reader = new DynamicConfig(store, brokerId, topicConfigs, null, logger);
+    const read = async (path: string): Promise<Map<string, string>> => {
+      const node = await store.get(path);
+      if (node.ok) return reader.decodedEntity(path, node.value.data);
+      if (node.code === 'NONODE') return new Map();
+      throw new Error(`reading the dynamic broker configs at ${path} failed: ${node.code}`);
+    };
+    const perBroker = await read(brokerConfigPath(brokerId as BrokerId));
+    const clusterDefault = await read(brokerConfigPath(DEFAULT_BROKER_ENTITY));
+    topicConfigs.setLayers({ ...topicConfigs.layers, ...reader.brokerLayersOf(perBroker, clusterDefault) });
+  }
+
   private withoutIgnored(configs: Map<string, string>, perBroker: boolean): Map<string, string> {
     for (const { names, message } of ignoredStoredKeys([...configs.keys()], perBroker)) {
       this.logger.error(`${message}: ${names.join(', ')}`);
@@ -246,7 +291,7 @@ export class DynamicConfig {
     if (type === 'topics') {
       const overrides = await this.readEntity(topicConfigPath(name));
       this.topicConfigs.setOverrides(name, overrides);
-      this.replicas.refreshSettings(name);
+      this.replicas?.refreshSettings(name);
       this.onTopicOverrides(name);
     } else if (type === 'brokers') {
       await this.reloadBrokerLayers();
@@ -256,17 +301,13 @@ export class DynamicConfig {
   }
 
   private async reloadBrokerLayers(): Promise<void> {
-    const dynamicBroker = this.passwords(
-      this.withoutIgnored(await this.readEntity(brokerConfigPath(this.brokerId as BrokerId)), true),
-      'decode',
-    );
-    const dynamicDefault = this.passwords(
-      this.withoutIgnored(await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY)), false),
-      'decode',
-    );
-    const layers = this.topicConfigs.layers;
-    this.topicConfigs.setLayers({ ...layers, dynamicBroker, dynamicDefault });
-    this.replicas.refreshAllSettings();
+    const perBroker = await this.readEntity(brokerConfigPath(this.brokerId as BrokerId));
+    const clusterDefault = await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY));
+    this.topicConfigs.setLayers({
+      ...this.topicConfigs.layers,
+      ...this.brokerLayersOf(perBroker, clusterDefault),
+    });
+    this.replicas?.refreshAllSettings();
     try {
       this.onBrokerLayers();
     } catch (err) {
