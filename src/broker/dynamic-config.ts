@@ -136,12 +136,6 @@ export class DynamicConfig {
     );
   }
 
-  /**
-   * A stored layer without the keys Kafka's DynamicBrokerConfig.fromPersistentProps ignores, with its error in the
-   * log: keys that cannot change dynamically, key store settings without a listener prefix and, in the cluster
-   * default, per-broker keys (written by an older release or by hand). They stay stored: an
-   * IncrementalAlterConfigs of that resource is refused until it deletes them, as in Kafka.
-   */
   /** This broker's and the cluster default's dynamic layers from their stored keys: passwords decoded. */
   private brokerLayersOf(
     perBroker: Map<string, string>,
@@ -177,6 +171,12 @@ export class DynamicConfig {
     topicConfigs.setLayers({ ...topicConfigs.layers, ...reader.brokerLayersOf(perBroker, clusterDefault) });
   }
 
+  /**
+   * A stored layer without the keys Kafka's DynamicBrokerConfig.fromPersistentProps ignores, with its error in the
+   * log: keys that cannot change dynamically, key store settings without a listener prefix and, in the cluster
+   * default, per-broker keys (written by an older release or by hand). They stay stored: an
+   * IncrementalAlterConfigs of that resource is refused until it deletes them, as in Kafka.
+   */
   private withoutIgnored(configs: Map<string, string>, perBroker: boolean): Map<string, string> {
     for (const { names, message } of ignoredStoredKeys([...configs.keys()], perBroker)) {
       this.logger.error(`${message}: ${names.join(', ')}`);
