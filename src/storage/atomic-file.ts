@@ -233,11 +233,16 @@ export class AtomicFile {
     );
   }
 
-  /** Stops writing (the file's directory is going away); a write already running is dropped. */
-  close(): void {
+  /**
+   * Stops writing (the file's directory is going away, or the process is taken as dead); a write already running
+   * is dropped before its rename and its tmp file removed. Resolves once that write has ended: from then on
+   * nothing of this object touches the directory.
+   */
+  close(): Promise<void> {
     this.closed = true;
     this.version++;
     this.next = null;
+    return this.whenWritten();
   }
 
   private startNext(): void {

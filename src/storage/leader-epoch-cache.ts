@@ -121,9 +121,9 @@ export class LeaderEpochCache {
     if (due) this.file?.writeSync(this.encoded());
   }
 
-  /** No more writes: the log's directory is going away. */
-  close(): void {
-    this.file?.close();
+  /** No more writes: the log's directory is going away. Resolves once a write already running has ended. */
+  close(): Promise<void> {
+    return this.file === null ? Promise.resolve() : this.file.close();
   }
 
   get epochEntries(): readonly EpochEntry[] {

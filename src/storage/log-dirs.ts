@@ -364,7 +364,7 @@ export class LogDirs {
     // Moves into the failed directory are over: their current logs are compacted again where they are.
     const moving = [...manager.allFutureLogs()].map((f) => f.topicPartition);
     this.offline.add(dir);
-    manager.abandon();
+    void manager.abandon();
     for (const tp of moving)
       for (const m of this.onlineManagers) if (m.getLog(tp) !== undefined) m.cleaner.resume(tp);
     return true;

@@ -176,7 +176,7 @@ export class LogManager {
     if (manager.loadFailure !== null) {
       // A damaged file: the directory is out of service from the start, and nothing is written to it, so the
       // file is left as found and the next start sees the same damage (Kafka's LogDirFailureChannel).
-      manager.abandon();
+      void manager.abandon();
       return manager;
     }
     manager.writeCheckpoints();
@@ -322,7 +322,7 @@ export class LogManager {
 
   /** Stops the partition.metadata write of a log whose directory is going away or being renamed. */
   private dropMetadataWrite(k: string): void {
-    this.metadataWrites.get(k)?.file.close();
+    void this.metadataWrites.get(k)?.file.close();
     this.metadataWrites.delete(k);
   }
 
@@ -590,14 +590,18 @@ export class LogManager {
   /**
    * The directory failed (an I/O error): nothing more is written to it, not even at shutdown, so the next start
    * recovers it (no clean-shutdown marker). The logs stay open but unused, as Kafka leaves an offline directory's
-   * files alone until the broker restarts.
+   * files alone until the broker restarts. A checkpoint or partition.metadata write already running is dropped
+   * before its rename (Kafka checkpoints only the live directories); the promise resolves once those have ended.
    */
-  abandon(): void {
-    if (this.stopped) return;
+  abandon(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     this.stopScheduler();
-    for (const write of this.metadataWrites.values()) write.file.close();
+    const closing = [...this.checkpointFiles, ...[...this.metadataWrites.values()].map((w) => w.file)].map(
+      (f) => f.close(),
+    );
     this.metadataWrites.clear();
     this.stopped = true;
+    return Promise.all(closing).then(() => {});
   }
 
   /** Closes every log, writes the checkpoints and, last, the clean-shutdown marker. */

@@ -1155,22 +1155,27 @@ export class Log {
     this.groupSync.rejectWaiting(new Error('log closed before the append was synced'));
   }
 
-  /** Releases file descriptors and writes nothing: the files stay as a crash would leave them (tests). */
-  abandon(): void {
+  /**
+   * Releases file descriptors and writes nothing: the files stay as a crash would leave them (tests). Resolves
+   * once a leader-epoch-checkpoint write already running has been dropped, so that a test restarting on the same
+   * files, as after a kill -9, meets no late write of this log.
+   */
+  abandon(): Promise<void> {
     this.closed = true;
     this.tailCache?.clear();
-    this.epochCache.close();
+    const epochFileClosed = this.epochCache.close();
     this.appendQueue.fail(new Error('log abandoned before the append was written'));
     for (const s of this.segments) s.abandon();
     this.pendingDeletes.abandonAll();
     this.groupSync.dropWaiting();
+    return epochFileClosed;
   }
 
   /** Closes and removes every file of the log (the directory itself is the manager's). */
   deleteAllFiles(): void {
     this.closed = true;
     this.tailCache?.clear();
-    this.epochCache.close();
+    void this.epochCache.close();
     this.appendQueue.fail(new Error('log deleted before the append was written'));
     for (const s of this.segments) s.deleteFiles();
     this.pendingDeletes.deleteAllNow();

@@ -18,6 +18,7 @@
 // And at the end, after the faults stop and every broker is back: the cluster converges (every partition led,
 // every replica in the ISR, every log equal), so that a fetcher stuck in a loop fails the run too.
 
+import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LocalController } from '../../src/broker/cluster/isr-manager.js';
@@ -319,6 +320,7 @@ export class DataPlaneSimulation {
       await new Promise((resolve) => setImmediate(resolve));
       const busy =
         this.asyncInFlight > 0 ||
+        this.brokers.some((b) => b.writesEnding) ||
         this.brokers.some(
           (b) => b.running !== null && [...b.running.logs.allLogs()].some((l) => l.hasQueuedAppends),
         );
@@ -398,6 +400,12 @@ export class DataPlaneSimulation {
 
   private restart(b: SimBroker): void {
     this.log(`restart broker ${b.id}`);
+    // A real restart follows a dead process, whose writes stopped with it (settle waits for the crashed
+    // incarnation's to end).
+    assert(
+      !b.writesEnding,
+      `broker ${b.id} restarted while its crashed incarnation's file writes were ending`,
+    );
     this.startBroker(b);
   }
 

@@ -4,7 +4,7 @@
 //
 // Lifecycle: start() opens the logs (recovering them after a crash) and builds the replica side afresh (a new
 // incarnation); crash() drops everything in memory as kill -9 would, leaving the files as they are (written
-// bytes survive: a process crash, not a power loss).
+// bytes survive: a process crash, not a power loss), and cuts off the file writes still on their way.
 
 import { truncateSync } from 'node:fs';
 import { join } from 'node:path';
@@ -44,6 +44,7 @@ export class SimBroker {
   /** The epoch of the running incarnation's registration (its fetches carry it, KIP-903); -1 before one. */
   brokerEpoch = -1;
   private incarnations = 0;
+  private writesEndingCount = 0;
 
   constructor(
     readonly id: BrokerId,
@@ -128,8 +129,19 @@ export class SimBroker {
     r.isr.stop();
     r.fetchers.stop();
     const cuts = options.powerLoss === true ? [...r.logs.allLogs()].map(unflushedCut) : [];
-    for (const log of r.logs.allLogs()) log.abandon();
+    // A killed process writes nothing more: every checkpoint write of this incarnation still on its way (in the
+    // thread pool here, where a real one would have died with the process) is dropped before its rename, so none
+    // can replace a file that the next incarnation has loaded. The simulation restarts the broker only once they
+    // have ended (see writesEnding).
+    const closing = [...[...r.logs.allLogs()].map((log) => log.abandon()), r.logs.abandon()];
+    this.writesEndingCount++;
+    void Promise.all(closing).finally(() => this.writesEndingCount--);
     return cuts.map((cut) => cut());
+  }
+
+  /** True while a crashed incarnation's dropped file writes are still ending (their tmp files being removed). */
+  get writesEnding(): boolean {
+    return this.writesEndingCount > 0;
   }
 
   partition(topic: string, index: number): Partition | undefined {
