@@ -121,6 +121,11 @@ export interface SelfHealingStatus {
   readonly movesOperatorCancelled: number;
   /** Moves ended by the deletion of their topic (they could never finish). */
   readonly movesTopicDeleted: number;
+  /**
+   * Moves away from brokers that came back whose cancel is not written yet (every attempt failed; tried again
+   * every CANCEL_RETRY_MS, with a warning each time) or is being written by such a retry now.
+   */
+  readonly pendingCancels: number;
   /** Moves an operator's reassignment replaced with another target: theirs from then on. */
   readonly movesReplaced: number;
 }
@@ -168,6 +173,8 @@ export class SelfHealer {
    * timer until written or ended otherwise. Still self-healing's, and still named in the state node.
    */
   private readonly uncancelled = new Map<BrokerId, FailedBroker>();
+  /** Brokers of `uncancelled` whose retry is writing now (out of that map meanwhile, see retryCancels). */
+  private readonly retryingCancels = new Map<BrokerId, FailedBroker>();
   /** Throttle entries this healer added, per topic ("partition:broker"), and brokers whose rates it set. */
   private readonly addedThrottles = new Map<string, { leader: Set<string>; follower: Set<string> }>();
   /** Partitions whose moves an operator's reassignment replaced: their throttle entries are to be taken off. */
@@ -208,6 +215,10 @@ export class SelfHealer {
       movesOperatorCancelled: this.movesOperatorCancelled,
       movesTopicDeleted: this.movesTopicDeleted,
       movesReplaced: this.movesReplaced,
+      pendingCancels: [...new Set([...this.uncancelled.values(), ...this.retryingCancels.values()])].reduce(
+        (n, f) => n + f.moving.size,
+        0,
+      ),
     };
   }
 
@@ -375,6 +386,7 @@ export class SelfHealer {
     for (const f of this.uncancelled.values()) f.cancelTimer?.();
     this.failed.clear();
     this.uncancelled.clear();
+    this.retryingCancels.clear();
     this.addedThrottles.clear();
     this.replacedMoves.length = 0;
     this.ratedBrokers.clear();
@@ -660,8 +672,13 @@ export class SelfHealer {
     f.cancelTimer = null;
     // Out of the list while written: the cancel's own finishing is no move ending elsewhere (noteFinished).
     this.uncancelled.delete(id);
+    this.retryingCancels.set(id, f);
     const pending = [...f.moving.values()].filter((m) => stillMoving(ctx, m, id));
-    await this.cancelMoves(id, f, ctx, pending);
+    try {
+      await this.cancelMoves(id, f, ctx, pending);
+    } finally {
+      this.retryingCancels.delete(id);
+    }
     if (this.host.core.ctx === ctx && !this.uncancelled.has(id))
       this.host.core.logger.info(
         `self-healing: the moves away from broker ${id} (back) are cancelled or ended`,

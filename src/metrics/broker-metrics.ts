@@ -396,6 +396,12 @@ export class BrokerMetrics {
         set({ outcome: 'operator_cancelled' }, st.movesOperatorCancelled);
       },
     );
+    this.gauge(
+      'brook_controller_selfhealing_pendingcancels',
+      'Moves away from brokers that came back whose cancel is not written yet: every attempt failed and the controller tries again every 5 s (with a warning each time); the moves still run meanwhile',
+      [],
+      (set, s) => set({}, status(s).pendingCancels),
+    );
   }
 
   /**
