@@ -197,6 +197,26 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.equal(!after.ok && after.code, 'SESSIONEXPIRED');
   });
 
+  // Self-healing's flap detection (self-healing-state.ts, unseenRegistrations) relies on this: a registration
+  // that came and went between two reads leaves the same children but a child version two higher.
+  it('counts an ephemeral child deleted by its session closing in the parent child version', async () => {
+    const owner = await open();
+    const other = await open();
+    const base = harness().freshPath();
+    ok(await other.create(base, bytes('')));
+    ok(await other.create(`${base}/1`, bytes(''), 'ephemeral'));
+    const before = ok(await other.exists(base))!;
+    ok(await owner.create(`${base}/2`, bytes(''), 'ephemeral'));
+    assert.equal(ok(await other.exists(base))?.cversion, before.cversion + 1, 'a creation counts');
+    await owner.close();
+    const after = ok(await other.exists(base))!;
+    assert.deepEqual(ok(await other.children(base)), ['1'], 'the children are as before');
+    assert.equal(after.cversion, before.cversion + 2, 'the deletion counts too');
+    // A plain delete of an ephemeral child counts the same way.
+    ok(await other.delete(`${base}/1`, ANY_VERSION));
+    assert.equal(ok(await other.exists(base))?.cversion, before.cversion + 3);
+  });
+
   it('keeps the session and its ephemerals over a short disconnection', async () => {
     const s = await open(4000);
     const base = harness().freshPath();
