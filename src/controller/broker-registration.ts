@@ -7,7 +7,7 @@
 
 import type { BrokerId } from '../common/ids.js';
 import { newUuid, type Random, systemRandom } from './random.js';
-import type { CoordinationStore, StoreErrorCode } from './store/store.js';
+import type { ChildrenWithStat, CoordinationStore, StoreErrorCode } from './store/store.js';
 import {
   BROKER_IDS_PATH,
   type BrokerRegistration,
@@ -99,6 +99,23 @@ async function getOrCreateClusterId(
   return { ok: false, reason: 'the cluster id kept changing while it was read' };
 }
 
+/**
+ * The children of /brokers/ids and the parent's cversion (children created plus deleted: ZooKeeper reports its
+ * stored count of creations times two minus the live children), read together. Two of them tell whether a
+ * broker's registration came and went in between, unseen: more changes than the two sets differ by.
+ */
+export interface RegisteredBrokers {
+  readonly cversion: number;
+  /** Every numeric child, sorted (a registration that does not decode is registered all the same). */
+  readonly live: readonly BrokerId[];
+}
+
+/** The registered brokers in one read of /brokers/ids' children and stat (getChildren2). */
+export function registeredBrokers(children: ChildrenWithStat): RegisteredBrokers {
+  const live = children.names.filter((n) => /^\d{1,10}$/.test(n)).map((n) => Number(n) as BrokerId);
+  return { cversion: children.stat.cversion, live: live.sort((a, b) => a - b) };
+}
+
 export interface LiveBroker {
   readonly registration: BrokerRegistration;
   /** The czxid of the registration node. */
@@ -108,7 +125,7 @@ export interface LiveBroker {
 /**
  * Reads every registered broker. A registration that cannot be decoded is skipped and reported in `bad`, so
  * that one damaged node does not hide the others. `watcher`, when given, is set on the children of
- * /brokers/ids.
+ * /brokers/ids. `registered` is what that read of the children saw, with the parent's cversion.
  */
 export async function readLiveBrokers(
   store: CoordinationStore,
@@ -116,15 +133,16 @@ export async function readLiveBrokers(
   /** When given, a data watch on each registration (Kafka's BrokerModifications: endpoints or rack change). */
   dataWatcher?: (id: BrokerId) => () => void,
 ): Promise<
-  { ok: true; brokers: Map<BrokerId, LiveBroker>; bad: string[] } | { ok: false; code: StoreErrorCode }
+  | { ok: true; brokers: Map<BrokerId, LiveBroker>; bad: string[]; registered: RegisteredBrokers }
+  | { ok: false; code: StoreErrorCode }
 > {
   // The watcher is passed as it is: the store counts one function registered twice on a path once.
-  const names = await store.children(BROKER_IDS_PATH, watcher);
-  if (!names.ok) return { ok: false, code: names.code };
+  const children = await store.childrenWithStat(BROKER_IDS_PATH, watcher);
+  if (!children.ok) return { ok: false, code: children.code };
   const brokers = new Map<BrokerId, LiveBroker>();
   const bad: string[] = [];
   const reads = await Promise.all(
-    names.value
+    children.value.names
       .filter((n) => /^\d{1,10}$/.test(n))
       .map(async (name) => ({
         name,
@@ -144,7 +162,7 @@ export async function readLiveBrokers(
     }
     brokers.set(id, { registration: decoded.value, epoch: node.value.stat.czxid });
   }
-  return { ok: true, brokers, bad };
+  return { ok: true, brokers, bad, registered: registeredBrokers(children.value) };
 }
 
 /**

@@ -7,7 +7,7 @@
 // it survives a resignation.
 
 import type { BrokerId, PartitionId } from '../common/ids.js';
-import type { LiveBroker } from './broker-registration.js';
+import type { LiveBroker, RegisteredBrokers } from './broker-registration.js';
 import type { Leadership, Liveness } from './leader-election.js';
 import type { ReplicaAssignment } from './zk-layout/index.js';
 
@@ -47,6 +47,11 @@ export interface DeletionProgress {
 
 export class ControllerContext {
   readonly liveBrokers = new Map<BrokerId, LiveBroker>();
+  /**
+   * /brokers/ids as this controller's last read of it saw it (children and cversion together), the read
+   * liveBrokers was built from; self-healing records it with its state.
+   */
+  registeredBrokers: RegisteredBrokers = { cversion: 0, live: [] };
   readonly shuttingDown = new Set<BrokerId>();
   readonly topics = new Map<string, TopicEntry>();
   readonly topicsById = new Map<string, string>();

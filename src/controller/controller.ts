@@ -814,6 +814,7 @@ export class Controller {
     // Everything read: build the context in one step.
     const ctx = new ControllerContext(epoch, epochZkVersion);
     for (const [id, b] of brokers.brokers) ctx.liveBrokers.set(id, b);
+    ctx.registeredBrokers = brokers.registered;
     for (const t of topics) if (t !== null) this.putReadTopic(ctx, t);
     queueDeletions(ctx, deletions.value);
     this.ctx = ctx;
@@ -1334,6 +1335,7 @@ export class Controller {
       this.logger.warn(`reading the brokers failed: ${read.code}`);
       return;
     }
+    ctx.registeredBrokers = read.registered;
     const newcomers: BrokerId[] = [];
     const gone: BrokerId[] = [];
     for (const [id, b] of read.brokers) {

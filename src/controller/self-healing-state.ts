@@ -15,6 +15,7 @@
 // logged and treated as empty: healing then starts its clocks from the failover, as it did before this node.
 
 import type { BrokerId, PartitionId } from '../common/ids.js';
+import type { RegisteredBrokers } from './broker-registration.js';
 import type { TopicPartition } from './context.js';
 import { type Decoded, decodeJson, encodeJson, type JsonObject } from './zk-layout/index.js';
 
@@ -53,17 +54,9 @@ export interface SelfHealingState {
   readonly registered: RegisteredBrokers | null;
 }
 
-/**
- * The children of /brokers/ids and the parent's cversion (children created plus deleted) read together. Two of
- * them tell whether a broker's registration came and went in between, unseen: more changes than the two sets
- * differ by.
- */
-export interface RegisteredBrokers {
-  readonly cversion: number;
-  readonly live: readonly BrokerId[];
-}
-
 /** Whether brokers registered and went between `before` and `after` beyond what the two sets show. */
+export type { RegisteredBrokers };
+
 export function unseenRegistrations(before: RegisteredBrokers, after: RegisteredBrokers): boolean {
   const was = new Set(before.live);
   const is = new Set(after.live);

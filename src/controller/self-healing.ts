@@ -24,6 +24,7 @@
 
 import type { BrokerId, PartitionId } from '../common/ids.js';
 import { ErrorCode } from '../protocol/errors.js';
+import { registeredBrokers } from './broker-registration.js';
 import type { ControllerContext, TopicPartition } from './context.js';
 import { type ControllerCore, partitionKey, sameList } from './controller-core.js';
 import { isReassigning, targetReplicas } from './reassignment.js';
@@ -936,28 +937,19 @@ export class SelfHealer {
     return empty;
   }
 
-  /**
-   * The registered brokers and /brokers/ids' cversion, read together (the cversion the same before and after the
-   * children); null when they kept changing or could not be read.
-   */
+  /** The registered brokers and /brokers/ids' cversion now, in one read; null when it could not be read. */
   private async readRegistered(): Promise<RegisteredBrokers | null> {
-    const store = this.host.store();
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const before = await store.exists(BROKER_IDS_PATH);
-      const names = await store.children(BROKER_IDS_PATH);
-      const after = await store.exists(BROKER_IDS_PATH);
-      if (!before.ok || !names.ok || !after.ok || before.value === null || after.value === null) return null;
-      if (before.value.cversion !== after.value.cversion) continue;
-      const live = names.value.filter((n) => /^\d{1,10}$/.test(n)).map((n) => Number(n) as BrokerId);
-      return { cversion: after.value.cversion, live: live.sort((a, b) => a - b) };
-    }
-    return null;
+    const children = await this.host.store().childrenWithStat(BROKER_IDS_PATH);
+    return children.ok ? registeredBrokers(children.value) : null;
   }
 
   /** Writes what this healer knows, guarded by the controller epoch (a replaced controller writes nothing). */
   private async persist(): Promise<void> {
-    if (!this.enabled || this.host.core.ctx === null) return;
-    const registered = await this.readRegistered();
+    const ctx = this.host.core.ctx;
+    if (!this.enabled || ctx === null) return;
+    // What the controller's own watched read of /brokers/ids saw, the view this state was decided on: a change
+    // since is a change after the write for a successor comparing (see unseenRegistrations), as it should be.
+    const registered = ctx.registeredBrokers;
     const data = encodeSelfHealingState({
       // A broker back whose cancels are not all written stays named: a successor finds it back and cancels them.
       brokers: new Map(

@@ -261,6 +261,9 @@ export class DeafSession implements CoordinationStore {
   children(path: string) {
     return this.inner.children(path);
   }
+  childrenWithStat(path: string) {
+    return this.inner.childrenWithStat(path);
+  }
   multi(ops: readonly Op[]): Promise<MultiResult> {
     return this.inner.multi(ops);
   }
@@ -318,6 +321,9 @@ export class FaultySession implements CoordinationStore {
   }
   children(path: string, watcher?: Watcher) {
     return this.inner.children(path, watcher);
+  }
+  childrenWithStat(path: string, watcher?: Watcher) {
+    return this.inner.childrenWithStat(path, watcher);
   }
   async multi(ops: readonly Op[]): Promise<MultiResult> {
     const fault = this.multiFault(ops);

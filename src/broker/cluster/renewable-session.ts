@@ -8,6 +8,7 @@
 
 import type { Logger } from '../../common/logger.js';
 import type {
+  ChildrenWithStat,
   CoordinationStore,
   CreateMode,
   MultiResult,
@@ -67,6 +68,9 @@ export class RenewableSession implements CoordinationStore {
 
   children(path: string, watcher?: Watcher): Promise<StoreResult<string[]>> {
     return this.current.children(path, watcher);
+  }
+  childrenWithStat(path: string, watcher?: Watcher): Promise<StoreResult<ChildrenWithStat>> {
+    return this.current.childrenWithStat(path, watcher);
   }
 
   multi(ops: readonly Op[]): Promise<MultiResult> {

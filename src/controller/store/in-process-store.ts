@@ -26,6 +26,7 @@ import { DataTree, type Transaction, type TreeChange } from './data-tree.js';
 import { MetadataFiles } from './metadata-files.js';
 import { isValidPath } from './paths.js';
 import {
+  type ChildrenWithStat,
   type CoordinationStore,
   type CreateMode,
   failure,
@@ -237,6 +238,15 @@ export class InProcessStore {
     return success(names);
   }
 
+  childrenWithStat(entry: SessionEntry, path: string, watcher?: Watcher): StoreResult<ChildrenWithStat> {
+    const names = this.children(entry, path, watcher);
+    if (!names.ok) return names;
+    // Same turn of the event loop as the names: nothing commits in between.
+    const stat = this.tree.stat(path);
+    assert(stat !== null, 'a node with children read has a stat');
+    return success({ names: names.value, stat });
+  }
+
   async closeSession(entry: SessionEntry): Promise<void> {
     if (entry.state === 'expired' || entry.state === 'closed') return;
     this.assertUsable();
@@ -377,6 +387,10 @@ class InProcessSession implements CoordinationStore {
 
   async children(path: string, watcher?: Watcher): Promise<StoreResult<string[]>> {
     return this.store.children(this.entry, path, watcher);
+  }
+
+  async childrenWithStat(path: string, watcher?: Watcher): Promise<StoreResult<ChildrenWithStat>> {
+    return this.store.childrenWithStat(this.entry, path, watcher);
   }
 
   async multi(ops: readonly Op[]): Promise<MultiResult> {

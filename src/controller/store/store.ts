@@ -72,6 +72,12 @@ export interface Stat {
   readonly numChildren: number;
 }
 
+/** A node's child names, sorted, and its stat, read together. */
+export interface ChildrenWithStat {
+  readonly names: string[];
+  readonly stat: Stat;
+}
+
 export interface StoreFailure {
   readonly ok: false;
   readonly code: StoreErrorCode;
@@ -151,6 +157,11 @@ export interface CoordinationStore {
   exists(path: string, watcher?: Watcher): Promise<StoreResult<Stat | null>>;
   /** Child names, sorted; the watcher fires on childrenChanged or deleted. */
   children(path: string, watcher?: Watcher): Promise<StoreResult<string[]>>;
+  /**
+   * children() with the parent's stat from the same read (ZooKeeper's getChildren2): the names and the child
+   * version describe one moment.
+   */
+  childrenWithStat(path: string, watcher?: Watcher): Promise<StoreResult<ChildrenWithStat>>;
   /** Applies all operations atomically, or none of them. */
   multi(ops: readonly Op[]): Promise<MultiResult>;
 

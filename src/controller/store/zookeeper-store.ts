@@ -17,6 +17,7 @@ import * as zk from 'node-zookeeper-client';
 import { assert } from '../../common/assert.js';
 import { isValidPath } from './paths.js';
 import {
+  type ChildrenWithStat,
   type CoordinationStore,
   type CreateMode,
   failure,
@@ -204,6 +205,19 @@ class ZooKeeperSession implements CoordinationStore {
     return this.request(path, (resolve) => {
       const done = (error: Error | zk.Exception | null, names: string[]) => {
         resolve(error ? fromError(error, path) : success([...names].sort()));
+      };
+      if (watcher === undefined) this.client.getChildren(path, done);
+      else this.client.getChildren(path, adapt(watcher), done);
+    });
+  }
+
+  async childrenWithStat(path: string, watcher?: Watcher): Promise<StoreResult<ChildrenWithStat>> {
+    const refused = this.refuse(path);
+    if (refused !== null) return refused;
+    return this.request(path, (resolve) => {
+      // The client always sends getChildren2, whose answer carries the parent's stat with the names.
+      const done = (error: Error | zk.Exception | null, names: string[], stat: zk.Stat) => {
+        resolve(error ? fromError(error, path) : success({ names: [...names].sort(), stat: toStat(stat) }));
       };
       if (watcher === undefined) this.client.getChildren(path, done);
       else this.client.getChildren(path, adapt(watcher), done);
