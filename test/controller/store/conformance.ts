@@ -158,6 +158,20 @@ export function defineConformanceTests(harness: () => StoreHarness): void {
     assert.equal(!none.ok && none.code, 'NONODE');
   });
 
+  it('reads children with the parent stat in one read', async () => {
+    const s = await open();
+    const base = harness().freshPath();
+    ok(await s.create(base, bytes('')));
+    for (const name of ['b', 'a']) ok(await s.create(`${base}/${name}`, bytes('')));
+    ok(await s.delete(`${base}/b`, ANY_VERSION));
+    const read = ok(await s.childrenWithStat(base));
+    assert.deepEqual(read.names, ['a']);
+    assert.deepEqual(read.stat, ok(await s.exists(base)));
+    assert.equal(read.stat.cversion, 3);
+    const none = await s.childrenWithStat(`${base}/zzz`);
+    assert.equal(!none.ok && none.code, 'NONODE');
+  });
+
   it('names sequential nodes by the count of children ever created, in ten digits', async () => {
     const s = await open();
     const base = harness().freshPath();
