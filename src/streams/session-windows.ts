@@ -184,7 +184,7 @@ function sessionAggregateSupplier<K, V, VA>(
         // A session that closed before this record came is not reopened (Kafka drops the record).
         if (end < closeTimeMs) return;
         for (const s of overlapping) {
-          store.put(r.key, s.startMs, s.endMs, null);
+          store.remove(r.key, s.startMs, s.endMs);
           if (cached) continue; // forwarded when the cache lets the session go
           context.forward(
             r

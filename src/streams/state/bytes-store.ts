@@ -21,6 +21,12 @@ export interface BytesKeyValueStore {
    * null value still deletes). Engines without a cheaper path than put leave it out.
    */
   putRestored?(key: Buffer, value: Buffer | null, timestamp: number | null): void;
+  /**
+   * Deletes the key without writing (Kafka's remove of a session store): window and session engines neither drop
+   * segments nor count an expired key as a dropped record, as their null put does. Others leave it out: put(key,
+   * null) deletes.
+   */
+  remove?(key: Buffer): void;
   /** Inclusive bounds; null for open. */
   range(from: Buffer | null, to: Buffer | null): BytesEntry[];
   count(): number;

@@ -55,6 +55,12 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
     this.cache.put(id, { key, keyBytes, startMs, endMs, value }, valueBytes);
   }
 
+  /** Kafka's CachingSessionStore.remove: a null put into the cache, written through as a put when evicted. */
+  override remove(key: K, startMs: number, endMs: number): void {
+    if (this.cache === null) super.remove(key, startMs, endMs);
+    else this.put(key, startMs, endMs, null);
+  }
+
   private write(d: DirtySession<K, V>): void {
     const old = super.fetchSession(d.key, d.startMs, d.endMs);
     if (old === null && d.value === null) return; // created and merged away within the cache

@@ -69,6 +69,21 @@ export class InMemoryWindowBytesStore implements BytesKeyValueStore {
     }
   }
 
+  /**
+   * Deletes the entry if it is still kept (Kafka's InMemorySessionStore.remove): stream time does not move, and a
+   * removal never counts as a dropped record, whereas a null put into an expired time does (it is a put).
+   */
+  remove(key: Buffer): void {
+    const timestampMs = this.o.timestampOf(key);
+    const entries = this.byTime.get(timestampMs);
+    if (entries === undefined) return;
+    entries.put(key, null);
+    if (entries.count() === 0) {
+      this.byTime.delete(timestampMs);
+      this.times.splice(this.insertionIndex(timestampMs), 1);
+    }
+  }
+
   /** The index of the first time not below timestampMs (binary search; most writes land near the end). */
   private insertionIndex(timestampMs: number): number {
     let low = 0;

@@ -12,9 +12,18 @@
 // for expired segment"). Entries of the oldest live segment may be older than the retention: reads skip them, as
 // Kafka's do since 3.4 (KAFKA-12960: get and fetch start at streamTime - retention + 1), so a stream-stream join's
 // late record finds no partner older than the retention, though its segment is still there.
+//
+// What counts as a dropped record (expiredRecordsDropped, Kafka's dropped-records sensor), as Kafka 3.9's store:
+// a put into an expired segment, a null put included (a window store's delete is a put). Not a removal (remove:
+// a session store's, which deletes what the segment holds and never counts), and not a restored changelog record
+// (putRestored): Kafka's restoration (getWriteBatches) skips the records of expired segments silently. It first
+// moves stream time to the restored batch's largest timestamp; Brook moves it record by record, which keeps and
+// skips the same records: a segment live at the batch's end was live at every earlier stream time, and a record
+// written into a segment that the batch's later records expire goes with its segment.
 
 import assert from 'node:assert/strict';
 import type { BytesEntry, BytesKeyValueStore } from './bytes-store.js';
+import { timestampedStoredValue } from './store-stack.js';
 
 /** Kafka's smallest segment interval for window and session stores. */
 const SEGMENT_INTERVAL_MIN_MS = 60_000;
@@ -89,22 +98,51 @@ export class SegmentedBytesStore implements BytesKeyValueStore {
   }
 
   put(key: Buffer, value: Buffer | null): void {
+    const segment = this.segmentToWrite(key, value === null);
+    if (segment === 'expired') this.expiredRecordsDropped++;
+    else segment?.put(key, value);
+  }
+
+  /** A restored changelog record: as put, but a record of an expired segment is skipped without counting. */
+  putRestored(key: Buffer, value: Buffer | null, timestamp: number | null): void {
+    const segment = this.segmentToWrite(key, value === null);
+    if (segment === 'expired' || segment === undefined) return;
+    if (segment.putRestored !== undefined) segment.putRestored(key, value, timestamp);
+    else
+      segment.put(
+        key,
+        value === null || timestamp === null ? value : timestampedStoredValue(value, timestamp),
+      );
+  }
+
+  /**
+   * Deletes the entry from its segment if that segment is still there (Kafka's remove): stream time moves, no
+   * segment is dropped or created, and nothing counts as dropped.
+   */
+  remove(key: Buffer): void {
+    const timestampMs = this.o.timestampOf(key);
+    if (timestampMs > this.streamTimeMs) this.streamTimeMs = timestampMs;
+    this.segments.get(this.segmentId(timestampMs))?.put(key, null);
+  }
+
+  /**
+   * Moves stream time to the key's timestamp if later and drops the segments it expires, then answers the key's
+   * segment: 'expired' when it is older than the oldest live one, undefined for a delete from a segment that does
+   * not exist (nothing there to delete), else the segment, opened if new.
+   */
+  private segmentToWrite(key: Buffer, isDelete: boolean): BytesKeyValueStore | 'expired' | undefined {
     const timestampMs = this.o.timestampOf(key);
     if (timestampMs > this.streamTimeMs) this.streamTimeMs = timestampMs;
     const minLiveSegment = this.segmentId(Math.max(0, this.streamTimeMs - this.o.retentionMs));
     const id = this.segmentId(timestampMs);
     this.dropSegmentsBefore(minLiveSegment);
-    if (id < minLiveSegment) {
-      this.expiredRecordsDropped++;
-      return;
-    }
+    if (id < minLiveSegment) return 'expired';
     let segment = this.segments.get(id);
-    if (segment === undefined) {
-      if (value === null) return; // deleting from a segment that does not exist: nothing there
+    if (segment === undefined && !isDelete) {
       segment = this.o.segments.open(id);
       this.segments.set(id, segment);
     }
-    segment.put(key, value);
+    return segment;
   }
 
   private dropSegmentsBefore(minLiveSegment: number): void {

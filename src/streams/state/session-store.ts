@@ -66,6 +66,17 @@ export class SessionStore<K, V> implements StateStore {
     this.o.changelog?.log(k, bytes, endMs);
   }
 
+  /**
+   * Removes a session (Kafka's SessionStore.remove): unlike a null put, never a dropped record when the session
+   * has expired. The changelog gets a tombstone.
+   */
+  remove(key: K, startMs: number, endMs: number): void {
+    const k = sessionStoreKey(this.keyBytes(key), startMs, endMs);
+    if (this.o.engine.remove !== undefined) this.o.engine.remove(k);
+    else this.o.engine.put(k, null);
+    this.o.changelog?.log(k, null, endMs);
+  }
+
   /** The key's sessions that end at or after `earliestEndMs` and start at or before `latestStartMs`. */
   findSessions(key: K, earliestEndMs: number, latestStartMs: number): StoredSession<K, V>[] {
     const kb = this.keyBytes(key);
