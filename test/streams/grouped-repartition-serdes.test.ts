@@ -9,31 +9,23 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
   Grouped,
-  KafkaStreams,
   KeyValue,
   Materialized,
   Produced,
-  type Serde,
   Serdes,
   SessionWindows,
   StreamsBuilder,
   TimeWindows,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { readFollowed, runTopology, TAGGED } from './serdes-helpers.js';
+import { useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
-
-/** A key serde unlike String's: `tag:` before the UTF-8 text, so its bytes betray which serde wrote a key. */
-const TAGGED: Serde<string> = {
-  serialize: (_topic, data) => (data === null ? null : Buffer.from(`tag:${data}`)),
-  deserialize: (_topic, data) => (data === null ? null : data.toString('utf8').replace(/^tag:/, '')),
-};
 
 /** The stream's value serde: JSON text, so `"A:0"` with its quotes where the default String serde writes `A:0`. */
 const JSON_TEXT = Serdes.JSON<string>();
@@ -81,55 +73,31 @@ describe('repartition topics of groupings', () => {
 
   it('of a Grouped without serdes carry the default serdes, without a Grouped the stream ones', async () => {
     const app = 'rs-defaults';
-    const streams = new KafkaStreams(defaultsTopology().build(), {
-      'application.id': app,
-      'bootstrap.servers': env.bootstrap,
-      'state.dir': env.dirs[0]!,
-      'commit.interval.ms': 100,
-      'default.key.serde': Serdes.String(),
-      'default.value.serde': Serdes.String(),
-    });
-    const producer = new Producer({ bootstrapServers: env.bootstrap });
-    const names = ['gk', 'gb', 'plain', 'selected'];
-    const repartitions = names.map((n) => new TopicFollower(env.bootstrap, `${app}-${n}-repartition`, 1));
-    try {
-      await streams.start();
-      for (const f of repartitions) f.start();
+    const topics = Object.fromEntries(
+      ['gk', 'gb', 'plain', 'selected'].map((n) => [n, [`${app}-${n}-repartition`, 1] as const]),
+    );
+    await runTopology(env, app, defaultsTopology(), topics, async ({ producer, followed }) => {
       await producer.send({
         topic: 'rs-json',
         partition: 0,
         key: Buffer.from('k'),
         value: Buffer.from('"A:0"'),
       });
-      const read = () =>
-        repartitions
-          .map((f, i) => `${names[i]}: ${f.records.map((r) => `${r.key}=${r.value?.toString('utf8')}`)}`)
-          .join('; ');
-      await waitUntil(() => repartitions.every((f) => f.records.length > 0), 60_000, read);
+      const read = () => readFollowed(followed);
+      await waitUntil(() => [...followed.values()].every((f) => f.records.length > 0), 60_000, read);
       assert.equal(read(), 'gk: A=A:0; gb: A=A:0; plain: A="A:0"; selected: A="A:0"');
-    } finally {
-      for (const f of repartitions) await f.stop();
-      await streams.close();
-      await producer.close();
-    }
+    });
   });
 
   it('carry the Grouped key serde, not the Materialized one', async () => {
     const app = 'rs-app';
-    const streams = new KafkaStreams(topology().build(), {
-      'application.id': app,
-      'bootstrap.servers': env.bootstrap,
-      'state.dir': env.dirs[0]!,
-      'commit.interval.ms': 100,
-    });
-    const producer = new Producer({ bootstrapServers: env.bootstrap });
     const stores = ['counts', 'wcounts', 'scounts', 'tcounts'];
-    const repartitions = stores.map((s) => new TopicFollower(env.bootstrap, `${app}-${s}-repartition`, 2));
-    const counts = new TopicFollower(env.bootstrap, 'rs-counts', 1);
-    const regions = new TopicFollower(env.bootstrap, 'rs-regions', 1);
-    try {
-      await streams.start();
-      for (const f of [...repartitions, counts, regions]) f.start();
+    const topics = {
+      ...Object.fromEntries(stores.map((s) => [s, [`${app}-${s}-repartition`, 2] as const])),
+      'rs-counts': ['rs-counts', 1],
+      'rs-regions': ['rs-regions', 1],
+    } as const;
+    await runTopology(env, app, topology(), topics, async ({ producer, followed }) => {
       for (let i = 0; i < 4; i++) {
         const value = Buffer.from(`${i % 2 === 0 ? 'A' : 'B'}:${i}`);
         await producer.send({ topic: 'rs-in', partition: i % 2, key: Buffer.from(`k${i}`), value });
@@ -141,19 +109,18 @@ describe('repartition topics of groupings', () => {
           value: region,
         });
       }
+      const counts = followed.get('rs-counts')!.latest;
+      const regions = followed.get('rs-regions')!.latest;
+      const keys = (store: string) => [...new Set(followed.get(store)!.records.map((r) => r.key))].sort();
       const read = () =>
         [
-          ...repartitions.map((f, i) => `${stores[i]}: ${[...new Set(f.records.map((r) => r.key))].sort()}`),
-          `A ${counts.latest.get('A')?.readBigInt64BE(0)}, B ${counts.latest.get('B')?.readBigInt64BE(0)}`,
-          `south ${regions.latest.get('south')?.readBigInt64BE(0)}, north ${regions.latest.get('north')?.readBigInt64BE(0)}`,
+          ...stores.map((s) => `${s}: ${keys(s)}`),
+          `A ${counts.get('A')?.readBigInt64BE(0)}, B ${counts.get('B')?.readBigInt64BE(0)}`,
+          `south ${regions.get('south')?.readBigInt64BE(0)}, north ${regions.get('north')?.readBigInt64BE(0)}`,
         ].join('; ');
       const expected =
         'counts: A,B; wcounts: A,B; scounts: A,B; tcounts: north,south; A 2, B 2; south 3, north 1';
       await waitUntil(() => read() === expected, 60_000, read);
-    } finally {
-      for (const f of [...repartitions, counts, regions]) await f.stop();
-      await streams.close();
-      await producer.close();
-    }
+    });
   });
 });

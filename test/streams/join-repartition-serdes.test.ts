@@ -7,27 +7,19 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
   JoinWindows,
-  KafkaStreams,
   Produced,
-  type Serde,
   Serdes,
   StreamJoined,
   StreamsBuilder,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { rawRecord, readFollowed, runTopology, TAGGED } from './serdes-helpers.js';
+import { useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
-
-/** A key serde unlike String's: `tag:` before the UTF-8 text, so its bytes betray which serde wrote a key. */
-const TAGGED: Serde<string> = {
-  serialize: (_topic, data) => (data === null ? null : Buffer.from(`tag:${data}`)),
-  deserialize: (_topic, data) => (data === null ? null : data.toString('utf8').replace(/^tag:/, '')),
-};
 
 function topology(): StreamsBuilder {
   const builder = new StreamsBuilder();
@@ -78,23 +70,12 @@ describe('stream-stream join repartition topics', () => {
   // StreamJoined serdes alone, so without them the default serdes, not the joined streams' ones.
   it('the join stores and the result take the StreamJoined serdes, else the default ones', async () => {
     const app = 'jr-stores';
-    const streams = new KafkaStreams(storeTopology().build(), {
-      'application.id': app,
-      'bootstrap.servers': env.bootstrap,
-      'state.dir': env.dirs[0]!,
-      'commit.interval.ms': 100,
-      'default.key.serde': Serdes.String(),
-      'default.value.serde': Serdes.String(),
-    });
-    const producer = new Producer({ bootstrapServers: env.bootstrap });
-    const stores = ['this', 'other'];
-    const changelogs = stores.map(
-      (n) => new TopicFollower(env.bootstrap, `${app}-j3-${n}-join-store-changelog`, 1),
-    );
-    const out = new TopicFollower(env.bootstrap, 'jr-out2', 1);
-    try {
-      await streams.start();
-      for (const f of [...changelogs, out]) f.start();
+    const topics = {
+      this: [`${app}-j3-this-join-store-changelog`, 1],
+      other: [`${app}-j3-other-join-store-changelog`, 1],
+      out: ['jr-out2', 1],
+    } as const;
+    await runTopology(env, app, storeTopology(), topics, async ({ producer, followed }) => {
       const t = Date.now();
       await producer.send({
         topic: 'jr-a',
@@ -108,42 +89,22 @@ describe('stream-stream join repartition topics', () => {
         value: Buffer.from('b'),
         timestamp: t,
       });
+      // A window key: the key's bytes, then the 8-byte timestamp (its first bytes zero) and a sequence number.
       const read = () =>
-        [
-          // The window key: the key's bytes, then the 8-byte timestamp (its first bytes zero) and a sequence number.
-          ...changelogs.map((f, i) => `${stores[i]}: ${f.records.map((r) => r.key.split('\u0000')[0])}`),
-          `out: ${out.records.map((r) => `${r.key}=${r.value?.toString('utf8')}`)}`,
-        ].join('; ');
-      await waitUntil(
-        () => out.records.length >= 1 && changelogs.every((f) => f.records.length > 0),
-        60_000,
-        read,
-      );
+        readFollowed(followed, (r) => (r.key.includes('\u0000') ? r.key.split('\u0000')[0]! : rawRecord(r)));
+      await waitUntil(() => [...followed.values()].every((f) => f.records.length > 0), 60_000, read);
       assert.equal(read(), 'this: A; other: A; out: A=a+b');
-    } finally {
-      for (const f of [...changelogs, out]) await f.stop();
-      await streams.close();
-      await producer.close();
-    }
+    });
   });
 
   it('carry the key serde of their own side, not the other side one', async () => {
     const app = 'jr-app';
-    const streams = new KafkaStreams(topology().build(), {
-      'application.id': app,
-      'bootstrap.servers': env.bootstrap,
-      'state.dir': env.dirs[0]!,
-      'commit.interval.ms': 100,
-      'default.key.serde': Serdes.String(),
-      'default.value.serde': Serdes.String(),
-    });
-    const producer = new Producer({ bootstrapServers: env.bootstrap });
-    const names = ['j1-right', 'j2-left'];
-    const repartitions = names.map((n) => new TopicFollower(env.bootstrap, `${app}-${n}-repartition`, 1));
-    const out = new TopicFollower(env.bootstrap, 'jr-out', 1);
-    try {
-      await streams.start();
-      for (const f of [...repartitions, out]) f.start();
+    const topics = {
+      'j1-right': [`${app}-j1-right-repartition`, 1],
+      'j2-left': [`${app}-j2-left-repartition`, 1],
+      out: ['jr-out', 1],
+    } as const;
+    await runTopology(env, app, topology(), topics, async ({ producer, followed }) => {
       const t = Date.now();
       await producer.send({
         topic: 'jr-tagged',
@@ -157,17 +118,14 @@ describe('stream-stream join repartition topics', () => {
         value: Buffer.from('A:r'),
         timestamp: t,
       });
+      const out = followed.get('out')!;
       const read = () =>
         [
-          ...repartitions.map((f, i) => `${names[i]}: ${f.records.map((r) => r.key)}`),
+          ...['j1-right', 'j2-left'].map((n) => `${n}: ${followed.get(n)!.records.map((r) => r.key)}`),
           `out: ${out.records.map((r) => r.value?.toString('utf8')).sort()}`,
         ].join('; ');
       await waitUntil(() => out.records.length >= 2, 60_000, read);
       assert.equal(read(), 'j1-right: A; j2-left: A; out: A:r+t,t+A:r');
-    } finally {
-      for (const f of [...repartitions, out]) await f.stop();
-      await streams.close();
-      await producer.close();
-    }
+    });
   });
 });
