@@ -102,6 +102,8 @@ const NUMERIC: Record<string, NumericSpec & { field: keyof ClientOptions }> = {
   retries: { field: 'retries', type: 'INT', min: 0 },
   'retry.backoff.ms': { field: 'retryBackoffMs', type: 'LONG', min: 0 },
   'retry.backoff.max.ms': { field: 'retryBackoffMaxMs', type: 'LONG', min: 0 },
+  'reconnect.backoff.ms': { field: 'reconnectBackoffMs', type: 'LONG', min: 0 },
+  'reconnect.backoff.max.ms': { field: 'reconnectBackoffMaxMs', type: 'LONG', min: 0 },
   'max.in.flight.requests.per.connection': { field: 'maxInFlightRequestsPerConnection', type: 'INT', min: 1 },
   'metadata.max.age.ms': { field: 'metadataMaxAgeMs', type: 'LONG', min: 0 },
 };

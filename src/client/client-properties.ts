@@ -22,6 +22,8 @@ const COMMON: Record<string, [field: string, kind: Kind]> = {
   'request.timeout.ms': ['requestTimeoutMs', 'int'],
   'retry.backoff.ms': ['retryBackoffMs', 'int'],
   'retry.backoff.max.ms': ['retryBackoffMaxMs', 'int'],
+  'reconnect.backoff.ms': ['reconnectBackoffMs', 'int'],
+  'reconnect.backoff.max.ms': ['reconnectBackoffMaxMs', 'int'],
   'metadata.max.age.ms': ['metadataMaxAgeMs', 'int'],
   'socket.connection.setup.timeout.ms': ['connectionTimeoutMs', 'int'],
   'max.in.flight.requests.per.connection': ['maxInFlightRequestsPerConnection', 'int'],

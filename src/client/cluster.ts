@@ -23,6 +23,7 @@ import {
   KafkaProtocolError,
   RequestTimeoutError,
 } from './errors.js';
+import { type BrokerConnectionState, leastLoadedBroker, ReconnectBackoff } from './least-loaded.js';
 import {
   type ClientOptions,
   parseHostPort,
@@ -108,6 +109,10 @@ export class Cluster {
   /** The client options with every default filled in, read by whoever owns this cluster view. */
   readonly options: ResolvedClientOptions;
   private readonly connections = new Map<number, Promise<Connection>>();
+  /** The connections of `connections` that have opened: the others are still being opened. */
+  private readonly opened = new Map<number, Connection>();
+  /** Brokers a connection attempt failed to, not picked for any-broker requests until their backoff ends. */
+  private readonly reconnectBackoff: ReconnectBackoff;
   /** Per broker, the connection lookup of the latest send() not yet ended: the next one waits for it. */
   private readonly lookups = new Map<number, Promise<Connection>>();
   private bootstrapConnection: Promise<Connection> | null = null;
@@ -131,6 +136,10 @@ export class Cluster {
 
   constructor(options: ClientOptions) {
     this.options = resolveClientOptions(options);
+    this.reconnectBackoff = new ReconnectBackoff(
+      this.options.reconnectBackoffMs,
+      this.options.reconnectBackoffMaxMs,
+    );
   }
 
   /** The cached metadata, possibly stale: callers that need it fresh call refreshMetadata(). */
@@ -142,12 +151,21 @@ export class Cluster {
     if (this.closed) throw new ClientStateError('the client is closed');
   }
 
-  /** A connection to any broker: a known broker if metadata has any, else the bootstrap servers in turn. */
+  /**
+   * A connection to any broker: the least loaded known broker (leastLoadedBroker: an idle open connection, else the
+   * least busy, else one being opened, else a broker out of reconnect backoff), else the bootstrap servers in turn
+   * when metadata knows no broker, none is usable, or the chosen one cannot be reached.
+   */
   async anyConnection(): Promise<Connection> {
     this.checkOpen();
     const known = [...this.metadata.brokers.keys()];
-    if (known.length > 0) {
-      const id = known[Math.floor(Math.random() * known.length)]!;
+    const id = leastLoadedBroker(
+      known,
+      (nodeId) => this.connectionState(nodeId),
+      this.reconnectBackoff,
+      Date.now(),
+    );
+    if (id !== null) {
       try {
         return await this.connection(id);
       } catch {
@@ -155,6 +173,14 @@ export class Cluster {
       }
     }
     return this.bootstrap();
+  }
+
+  private connectionState(nodeId: number): BrokerConnectionState {
+    const open = this.opened.get(nodeId);
+    if (open !== undefined && open.isOpen)
+      return { kind: 'ready', load: open.load, throttled: open.throttled };
+    if (open === undefined && this.connections.has(nodeId)) return { kind: 'connecting' };
+    return { kind: 'idle' };
   }
 
   private async bootstrap(): Promise<Connection> {
@@ -200,8 +226,10 @@ export class Cluster {
       } catch {
         // Reconnect below.
       }
-      if (this.connections.get(nodeId) === existing) this.connections.delete(nodeId);
-      else return this.connection(nodeId);
+      if (this.connections.get(nodeId) === existing) {
+        this.connections.delete(nodeId);
+        this.opened.delete(nodeId);
+      } else return this.connection(nodeId);
     }
     const broker = this.metadata.brokers.get(nodeId);
     if (broker === undefined) {
@@ -211,11 +239,20 @@ export class Cluster {
       }
       return this.connection(nodeId);
     }
+    this.opened.delete(nodeId);
+    this.reconnectBackoff.attempted(nodeId, Date.now());
     const attempt = Connection.connect(broker.host, broker.port, this.options);
     this.connections.set(nodeId, attempt);
-    attempt.catch(() => {
-      if (this.connections.get(nodeId) === attempt) this.connections.delete(nodeId);
-    });
+    attempt.then(
+      (c) => {
+        this.reconnectBackoff.connected(nodeId);
+        if (this.connections.get(nodeId) === attempt) this.opened.set(nodeId, c);
+      },
+      () => {
+        this.reconnectBackoff.failed(nodeId, Date.now());
+        if (this.connections.get(nodeId) === attempt) this.connections.delete(nodeId);
+      },
+    );
     return attempt;
   }
 
@@ -371,6 +408,7 @@ export class Cluster {
   private dropConnection(nodeId: number): void {
     const c = this.connections.get(nodeId);
     this.connections.delete(nodeId);
+    this.opened.delete(nodeId);
     c?.then((conn) => conn.close()).catch(() => {});
   }
 
@@ -482,6 +520,7 @@ export class Cluster {
     const all = [...this.connections.values()];
     if (this.bootstrapConnection !== null) all.push(this.bootstrapConnection);
     this.connections.clear();
+    this.opened.clear();
     await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => {})));
   }
 }

@@ -228,6 +228,11 @@ export class Connection {
     return !this.closed;
   }
 
+  /** Requests on this connection not yet answered: in flight plus queued (the least-loaded choice reads it). */
+  get load(): number {
+    return this.inFlight.size + this.queue.length + this.saslQueue.length;
+  }
+
   /** Whether responses are read into buffers of this connection (always on plain sockets; TLS when Node allows). */
   get readsIntoOwnBuffers(): boolean {
     return this.ownReads;

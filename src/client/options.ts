@@ -58,6 +58,12 @@ export interface ClientOptions {
   /** retry.backoff.ms and retry.backoff.max.ms: exponential backoff between retries (100, 1000). */
   retryBackoffMs?: number;
   retryBackoffMaxMs?: number;
+  /**
+   * reconnect.backoff.ms and reconnect.backoff.max.ms (50, 1000): after a failed connection attempt a broker is
+   * not picked for an any-broker request (Metadata) before this backoff, doubled per failure up to the max.
+   */
+  reconnectBackoffMs?: number;
+  reconnectBackoffMaxMs?: number;
   /** max.in.flight.requests.per.connection (default 5): requests pipelined on one connection. */
   maxInFlightRequestsPerConnection?: number;
   /** metadata.max.age.ms (default 300000): metadata older than this is refreshed before use. */
@@ -76,6 +82,8 @@ export interface ResolvedClientOptions {
   retries: number;
   retryBackoffMs: number;
   retryBackoffMaxMs: number;
+  reconnectBackoffMs: number;
+  reconnectBackoffMaxMs: number;
   maxInFlightRequestsPerConnection: number;
   metadataMaxAgeMs: number;
   tls: TlsConnectionOptions | undefined;
@@ -132,6 +140,8 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
     retries: o.retries ?? 5,
     retryBackoffMs: o.retryBackoffMs ?? 100,
     retryBackoffMaxMs: o.retryBackoffMaxMs ?? 1000,
+    reconnectBackoffMs: o.reconnectBackoffMs ?? 50,
+    reconnectBackoffMaxMs: o.reconnectBackoffMaxMs ?? 1000,
     maxInFlightRequestsPerConnection: o.maxInFlightRequestsPerConnection ?? 5,
     metadataMaxAgeMs: o.metadataMaxAgeMs ?? 300_000,
     tls: o.tls,
