@@ -39,11 +39,13 @@ import type { DescribeClusterResponse } from '../protocol/messages/60-describe-c
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
+import { AdminCalls } from './admin-calls.js';
 import { beforeDeadline, Cluster, type PartitionInfo } from './cluster.js';
 import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
 import {
   CoordinatorType,
+  checkCloseTimeout,
   checkCommittableOffset,
   EARLIEST_TIMESTAMP,
   epochOrNone,
@@ -273,6 +275,42 @@ export interface AdminOptions extends ClientOptions {
 const DEFAULT_API_TIMEOUT_MS = 60_000;
 
 /**
+ * The admin client's calls: close() refuses new ones and waits for, then cuts off, those in progress (AdminCalls).
+ * Every public method but close() is one; the constructor wraps each, so that no call can be left out of close().
+ */
+const ADMIN_CALLS = [
+  'createTopics',
+  'deleteTopics',
+  'listTopics',
+  'describeTopics',
+  'createPartitions',
+  'describeConfigs',
+  'alterConfigs',
+  'incrementalAlterConfigs',
+  'describeCluster',
+  'describeLogDirs',
+  'alterReplicaLogDirs',
+  'deleteRecords',
+  'listOffsets',
+  'electLeaders',
+  'alterPartitionReassignments',
+  'listPartitionReassignments',
+  'listGroups',
+  'describeGroups',
+  'deleteGroups',
+  'listConsumerGroupOffsets',
+  'alterConsumerGroupOffsets',
+  'deleteConsumerGroupOffsets',
+  'alterUserScramCredentials',
+  'describeUserScramCredentials',
+  'createAcls',
+  'describeAcls',
+  'deleteAcls',
+  'alterClientQuotas',
+  'describeClientQuotas',
+] as const satisfies readonly (keyof Admin)[];
+
+/**
  * One group's answer to a several-group listConsumerGroupOffsets: its offsets, or the error its group answered, or
  * REQUEST_TIMED_OUT (Kafka's TimeoutException, the CallTimeoutError as its cause) when the call's deadline came
  * before the group was answered.
@@ -407,11 +445,18 @@ export class Admin {
   /** How many times a call retries: `retries` when given, else until its deadline alone (Kafka's MAX_VALUE). */
   private readonly callRetries: number;
   private readonly defaultApiTimeoutMs: number;
+  private readonly calls = new AdminCalls();
 
   constructor(options: AdminOptions) {
     this.cluster = new Cluster({ ...options, clientId: adminClientId(options.clientId) });
     this.callRetries = options.retries ?? Number.POSITIVE_INFINITY;
     this.defaultApiTimeoutMs = options.defaultApiTimeoutMs ?? DEFAULT_API_TIMEOUT_MS;
+    for (const name of ADMIN_CALLS) {
+      const method = this[name] as (...args: unknown[]) => Promise<unknown>;
+      Object.defineProperty(this, name, {
+        value: (...args: unknown[]) => this.calls.track(() => method.apply(this, args)),
+      });
+    }
   }
 
   /** When a call started now ends: after its own `timeoutMs` when given, else default.api.timeout.ms. */
@@ -1590,8 +1635,17 @@ export class Admin {
     }));
   }
 
-  /** Closes every connection; the client cannot be used afterwards. */
-  async close(): Promise<void> {
+  /**
+   * Closes the client, as Kafka's Admin.close(Duration): calls made from now on fail with a RequestTimeoutError
+   * (Kafka's TimeoutException), the calls in progress have up to `timeoutMs` to finish (no limit by default: each
+   * ends by its own deadline) and those still running then fail with a RequestTimeoutError; 0 fails them at once.
+   * Then every connection is closed. A negative timeout is refused (RangeError), as Kafka's
+   * IllegalArgumentException.
+   */
+  async close(options: { timeoutMs?: number } = {}): Promise<void> {
+    const timeoutMs = options.timeoutMs ?? Number.POSITIVE_INFINITY;
+    checkCloseTimeout(timeoutMs);
+    await this.calls.close(timeoutMs);
     await this.cluster.close();
   }
 }

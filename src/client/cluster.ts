@@ -177,8 +177,7 @@ export class Cluster {
 
   private connectionState(nodeId: number): BrokerConnectionState {
     const open = this.opened.get(nodeId);
-    if (open !== undefined && open.isOpen)
-      return { kind: 'ready', load: open.load, throttled: open.throttled };
+    if (open?.isOpen) return { kind: 'ready', load: open.load, throttled: open.throttled };
     if (open === undefined && this.connections.has(nodeId)) return { kind: 'connecting' };
     return { kind: 'idle' };
   }
