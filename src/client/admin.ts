@@ -39,6 +39,15 @@ import type { DescribeClusterResponse } from '../protocol/messages/60-describe-c
 import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AclBinding, AclBindingFilter } from '../security/authorizer/acl-types.js';
+import {
+  brokerOfConfigResource,
+  deleteRecordsError,
+  describeValue,
+  isInt,
+  newPartitionsError,
+  unrepresentableGroup,
+  unrepresentableTopic,
+} from './admin-arguments.js';
 import { AdminCalls } from './admin-calls.js';
 import { beforeDeadline, Cluster, type PartitionInfo } from './cluster.js';
 import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
@@ -82,26 +91,6 @@ export const CONFIG_SOURCES = [
 
 function errorOf(code: number, message?: string | null): KafkaProtocolError | null {
   return code === 0 ? null : new KafkaProtocolError(code, message);
-}
-
-/** A value named in an argument error: its type, and the value itself when it is short. */
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return `the string ${JSON.stringify(value.slice(0, 40))}`;
-  return typeof value;
-}
-
-/** Whether `n` is an integer a signed field of `bits` bits holds. */
-function isInt(n: unknown, bits: 16 | 32): boolean {
-  return typeof n === 'number' && Number.isInteger(n) && n >= -(2 ** (bits - 1)) && n < 2 ** (bits - 1);
-}
-
-/** Kafka's admin error for a topic name that is no string or empty: it is not sent. */
-function unrepresentableTopic(name: unknown): KafkaProtocolError {
-  return new KafkaProtocolError(
-    ErrorCode.INVALID_TOPIC_EXCEPTION,
-    `The given topic name '${String(name)}' cannot be represented in a request.`,
-  );
 }
 
 /**
@@ -649,18 +638,43 @@ export class Admin {
     });
   }
 
-  /** CreatePartitions: raises each topic's partition count to `count` (never lowers it), with optional placement. */
+  /**
+   * CreatePartitions: raises each topic's partition count to `count` (never lowers it), with optional placement.
+   * One result per topic, in the order given. As Kafka's admin (a map by topic), a topic given twice is sent once
+   * (the first); an entry that cannot be sent (newPartitionsError) fails here, and nothing is sent when no entry is
+   * left. An argument that is not an array is a TypeError.
+   */
   async createPartitions(
     requests: { topic: string; count: number; assignments?: number[][] }[],
     options: { validateOnly?: boolean; timeoutMs?: number } = {},
   ): Promise<TopicResult[]> {
+    if (!Array.isArray(requests)) {
+      throw new TypeError(
+        `createPartitions takes an array of { topic, count } entries, not ${describeValue(requests)}`,
+      );
+    }
+    const results: TopicResult[] = [];
+    const sent = new Map<string, TopicResult>();
+    const firsts: { topic: string; count: number; assignments?: number[][] }[] = [];
+    for (const r of requests) {
+      const error = newPartitionsError(r);
+      if (error !== null) {
+        results.push({ topic: typeof r?.topic === 'string' ? r.topic : '', error });
+      } else if (!sent.has(r.topic)) {
+        const pending: TopicResult = { topic: r.topic, error: null };
+        sent.set(r.topic, pending);
+        firsts.push(r);
+        results.push(pending);
+      }
+    }
+    if (firsts.length === 0) return results;
     const res = await this.toController<CreatePartitionsResponse>(
       ApiKey.CREATE_PARTITIONS,
       {
-        topics: requests.map((r) => ({
+        topics: firsts.map((r) => ({
           name: r.topic,
           count: r.count,
-          assignments: r.assignments === undefined ? null : r.assignments.map((brokerIds) => ({ brokerIds })),
+          assignments: r.assignments == null ? null : r.assignments.map((brokerIds) => ({ brokerIds })),
         })),
         timeoutMs: options.timeoutMs ?? 30_000,
         validateOnly: options.validateOnly ?? false,
@@ -668,13 +682,22 @@ export class Admin {
       (r) => r.results.map((t) => t.errorCode),
       options.timeoutMs,
     );
-    return res.results.map((t) => ({ topic: t.name, error: errorOf(t.errorCode, t.errorMessage) }));
+    for (const t of res.results) {
+      const pending = sent.get(t.name);
+      if (pending !== undefined) pending.error = errorOf(t.errorCode, t.errorMessage);
+    }
+    return results;
   }
 
-  /** Broker resources go to that broker (its own view); the rest to any broker. */
-  private async configTarget(type: ConfigResourceType, name: string): Promise<number | null> {
-    if ((type === 'broker' || type === 'broker-logger') && name !== '') return Number(name);
-    return null;
+  /**
+   * Where each config resource goes (brokerOfConfigResource), all worked out before anything is sent: a resource
+   * that names no broker refuses the whole call, as Kafka's admin throws from the call itself.
+   */
+  private configTargets(resources: readonly { type: ConfigResourceType; name: string }[]): (number | null)[] {
+    if (!Array.isArray(resources)) {
+      throw new TypeError(`config calls take an array of resources, not ${describeValue(resources)}`);
+    }
+    return resources.map((r) => brokerOfConfigResource(r.type, r.name));
   }
 
   /** DescribeConfigs: the effective configs of topics or brokers, with their source and, if asked, synonyms. */
@@ -683,8 +706,9 @@ export class Admin {
     options: { includeSynonyms?: boolean; includeDocumentation?: boolean } = {},
   ): Promise<ConfigResourceResult[]> {
     const out: ConfigResourceResult[] = [];
-    for (const r of resources) {
-      const target = await this.configTarget(r.type, r.name);
+    const targets = this.configTargets(resources);
+    for (const [i, r] of resources.entries()) {
+      const target = targets[i]!;
       const body = {
         resources: [
           { resourceType: RESOURCE_TYPE[r.type], resourceName: r.name, configurationKeys: r.keys ?? null },
@@ -727,8 +751,9 @@ export class Admin {
     options: { validateOnly?: boolean } = {},
   ): Promise<{ type: ConfigResourceType; name: string; error: KafkaProtocolError | null }[]> {
     const out = [];
-    for (const r of resources) {
-      const target = await this.configTarget(r.type, r.name);
+    const targets = this.configTargets(resources);
+    for (const [i, r] of resources.entries()) {
+      const target = targets[i]!;
       const body = {
         resources: [
           {
@@ -760,8 +785,21 @@ export class Admin {
   ): Promise<{ type: ConfigResourceType; name: string; error: KafkaProtocolError | null }[]> {
     const OPS = { set: 0, delete: 1, append: 2, subtract: 3 } as const;
     const out = [];
-    for (const r of resources) {
-      const target = await this.configTarget(r.type, r.name);
+    const targets = this.configTargets(resources);
+    for (const [i, r] of resources.entries()) {
+      const target = targets[i]!;
+      // An operation Kafka's AlterConfigOp.OpType has no value for: the broker's answer to an unknown operation
+      // byte (INVALID_REQUEST), here without sending it (it used to go out as SET, 0).
+      const unknown = r.ops.find((o) => !Object.hasOwn(OPS, o.op));
+      if (unknown !== undefined) {
+        const message = `unknown config operation ${describeValue(unknown.op)} for ${unknown.name}`;
+        out.push({
+          type: r.type,
+          name: r.name,
+          error: new KafkaProtocolError(ErrorCode.INVALID_REQUEST, message),
+        });
+        continue;
+      }
       const body = {
         resources: [
           {
@@ -894,10 +932,26 @@ export class Admin {
     requests: (TopicPartition & { offset: number })[],
     options: { timeoutMs?: number } = {},
   ): Promise<(PartitionResult & { lowWatermark: number })[]> {
+    if (!Array.isArray(requests)) {
+      throw new TypeError(
+        `deleteRecords takes an array of { topic, partition, offset } entries, not ${describeValue(requests)}`,
+      );
+    }
     const results: (PartitionResult & { lowWatermark: number })[] = [];
-    for (const r of requests) await this.cluster.topic(r.topic).catch(() => {});
-    const byLeader = new Map<number, (TopicPartition & { offset: number })[]>();
+    const sendable: (TopicPartition & { offset: number })[] = [];
     for (const r of requests) {
+      const error = deleteRecordsError(r);
+      if (error === null) sendable.push(r);
+      else {
+        const topic = typeof r?.topic === 'string' ? r.topic : '';
+        const partition = typeof r?.partition === 'number' ? r.partition : -1;
+        results.push({ topic, partition, lowWatermark: -1, error });
+      }
+    }
+    for (const topic of new Set(sendable.map((r) => r.topic)))
+      await this.cluster.topic(topic).catch(() => {});
+    const byLeader = new Map<number, (TopicPartition & { offset: number })[]>();
+    for (const r of sendable) {
       const leader = this.cluster.leaderOf(r.topic, r.partition);
       if (leader < 0) {
         results.push({
@@ -1151,14 +1205,30 @@ export class Admin {
     return out;
   }
 
-  /** Deletes empty groups at their coordinators; a group with members answers NON_EMPTY_GROUP as a value. */
+  /**
+   * Deletes empty groups at their coordinators; a group with members answers NON_EMPTY_GROUP as a value. One result
+   * per group, in the order given: as Kafka's admin (its groups are a set), a group given twice is deleted once,
+   * and a group id that is no string or empty fails with INVALID_GROUP_ID without being looked up. An argument
+   * that is not an array is a TypeError.
+   */
   async deleteGroups(
     groupIds: string[],
     options: AdminCallOptions = {},
   ): Promise<{ groupId: string; error: KafkaProtocolError | null }[]> {
+    if (!Array.isArray(groupIds)) {
+      throw new TypeError(`deleteGroups takes an array of group ids, not ${describeValue(groupIds)}`);
+    }
     const out = [];
+    const seen = new Set<string>();
     const deadlineMs = this.deadline(options.timeoutMs);
     for (const groupId of groupIds) {
+      const unrepresentable = unrepresentableGroup(groupId);
+      if (unrepresentable !== null) {
+        out.push({ groupId: typeof groupId === 'string' ? groupId : '', error: unrepresentable });
+        continue;
+      }
+      if (seen.has(groupId)) continue;
+      seen.add(groupId);
       const res = await this.coordinatorCall<DeleteGroupsResponse>(
         groupId,
         ApiKey.DELETE_GROUPS,

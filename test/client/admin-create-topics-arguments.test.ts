@@ -6,29 +6,19 @@
 // that is not a string with INVALID_CONFIG; an argument that is not an array is refused with a TypeError.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Admin, type NewTopic } from '../../src/client/admin.js';
+import { describe, it } from 'node:test';
+import type { NewTopic } from '../../src/client/admin.js';
 import { KafkaProtocolError } from '../../src/client/errors.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { useAdminWithBroker } from '../helpers/admin-suite.js';
 
 describe('Admin.createTopics argument checks', () => {
-  let broker: InProcessBroker;
-  let admin: Admin;
-
-  before(async () => {
-    broker = await startInProcessBroker({ 'auto.create.topics.enable': false });
-    admin = new Admin({ bootstrapServers: `127.0.0.1:${broker.port}` });
-  });
-  after(async () => {
-    await admin?.close();
-    await broker?.stop();
-  });
+  const suite = useAdminWithBroker();
 
   it('refuses an argument that is not an array with a TypeError', async () => {
     const clear = { name: 'TypeError', message: /createTopics takes an array of topics/ };
-    await assert.rejects(admin.createTopics('t' as unknown as NewTopic[]), clear);
-    await assert.rejects(admin.createTopics(null as unknown as NewTopic[]), clear);
+    await assert.rejects(suite.admin.createTopics('t' as unknown as NewTopic[]), clear);
+    await assert.rejects(suite.admin.createTopics(null as unknown as NewTopic[]), clear);
   });
 
   it('fails each malformed topic with its Kafka error and creates the others', async () => {
@@ -43,7 +33,7 @@ describe('Admin.createTopics argument checks', () => {
       { topic: 'args-assignment-ids', replicaAssignment: { 0: 'broker 0' } },
       { topic: 'args-config', configs: { 'retention.ms': 1000 } },
     ] as unknown as NewTopic[];
-    const results = await admin.createTopics(topics);
+    const results = await suite.admin.createTopics(topics);
     const codes = results.map((r) => [r.topic, r.error === null ? 0 : r.error.code]);
     assert.deepEqual(codes, [
       ['args-ok', ErrorCode.NONE],
@@ -58,13 +48,13 @@ describe('Admin.createTopics argument checks', () => {
     ]);
     for (const r of results) if (r.error !== null) assert.ok(r.error instanceof KafkaProtocolError);
     assert.deepEqual(
-      (await admin.listTopics()).filter((t) => t.startsWith('args-')),
+      (await suite.admin.listTopics()).filter((t) => t.startsWith('args-')),
       ['args-ok'],
     );
   });
 
   it('sends a name given twice once, and nothing when no topic is left', async () => {
-    const results = await admin.createTopics([
+    const results = await suite.admin.createTopics([
       { topic: 'args-twice' },
       { topic: 'args-twice', numPartitions: 3 },
     ]);
@@ -72,7 +62,7 @@ describe('Admin.createTopics argument checks', () => {
       results.map((r) => [r.topic, r.error]),
       [['args-twice', null]],
     );
-    const none = await admin.createTopics([{ topic: '' }]);
+    const none = await suite.admin.createTopics([{ topic: '' }]);
     assert.equal(none.length, 1);
     assert.equal(none[0]!.error?.code, ErrorCode.INVALID_TOPIC_EXCEPTION);
   });

@@ -4,33 +4,23 @@
 // left; an argument that is not an array is refused with a TypeError.
 
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { Admin } from '../../src/client/admin.js';
+import { describe, it } from 'node:test';
+
 import { ErrorCode } from '../../src/protocol/errors.js';
-import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { useAdminWithBroker } from '../helpers/admin-suite.js';
 
 describe('Admin.deleteTopics argument checks', () => {
-  let broker: InProcessBroker;
-  let admin: Admin;
-
-  before(async () => {
-    broker = await startInProcessBroker({ 'auto.create.topics.enable': false });
-    admin = new Admin({ bootstrapServers: `127.0.0.1:${broker.port}` });
-  });
-  after(async () => {
-    await admin?.close();
-    await broker?.stop();
-  });
+  const suite = useAdminWithBroker();
 
   it('refuses an argument that is not an array with a TypeError', async () => {
     const clear = { name: 'TypeError', message: /deleteTopics takes an array of topic names/ };
-    await assert.rejects(admin.deleteTopics('t' as unknown as string[]), clear);
+    await assert.rejects(suite.admin.deleteTopics('t' as unknown as string[]), clear);
   });
 
   it('fails a name that cannot be sent, and sends a name given twice once', async () => {
-    const [created] = await admin.createTopics([{ topic: 'del-twice', numPartitions: 1 }]);
+    const [created] = await suite.admin.createTopics([{ topic: 'del-twice', numPartitions: 1 }]);
     assert.equal(created!.error, null);
-    const results = await admin.deleteTopics(['del-twice', '', 'del-twice', null as unknown as string]);
+    const results = await suite.admin.deleteTopics(['del-twice', '', 'del-twice', null as unknown as string]);
     assert.deepEqual(
       results.map((r) => [r.topic, r.error === null ? 0 : r.error.code]),
       [
@@ -39,7 +29,7 @@ describe('Admin.deleteTopics argument checks', () => {
         ['', ErrorCode.INVALID_TOPIC_EXCEPTION],
       ],
     );
-    const none = await admin.deleteTopics(['']);
+    const none = await suite.admin.deleteTopics(['']);
     assert.deepEqual(
       none.map((r) => [r.topic, r.error?.code]),
       [['', ErrorCode.INVALID_TOPIC_EXCEPTION]],
