@@ -271,6 +271,10 @@ export class Connection {
     // The authentication deadline keeps running: a mute must never extend what an unauthenticated peer may hold.
     this.throttleTimer = setTimeout(() => {
       this.throttleTimer = null;
+      // Kafka's muted channel leaves the requests behind the throttled one unread until now; its queue and total
+      // times start when a request is read, so frames this connection read ahead of the mute count from here, not
+      // from the read that brought them (the mute is the throttle time, reported apart).
+      if (this.host.requestObserver !== null) this.lastReadMs = performance.now();
       this.resumeReading();
     }, durationMs);
     this.setReading(false);

@@ -5,7 +5,7 @@ import type { FramePool } from '../../src/common/frame-pool.js';
 import { CapturingLogger } from '../../src/common/logger.js';
 import type { ListenerConfig } from '../../src/network/listener.js';
 import type { NetworkOptions } from '../../src/network/options.js';
-import type { Request, RequestHandler, Response } from '../../src/network/request.js';
+import type { Request, RequestHandler, RequestObserver, Response } from '../../src/network/request.js';
 import { SocketServer } from '../../src/network/socket-server.js';
 import { RawClient, type RawClientOptions } from '../helpers/raw-client.js';
 
@@ -23,6 +23,8 @@ export interface TestServerConfig {
   readonly framePool?: FramePool;
   /** See SocketServerConfig.readsIntoFrames (default true). */
   readonly readsIntoFrames?: boolean;
+  /** Told each request's times (see SocketServerConfig.requestObserver). */
+  readonly requestObserver?: RequestObserver;
 }
 
 /** Starts a server on 127.0.0.1:0, runs `body`, and always destroys its clients and shuts the server down. */
@@ -45,6 +47,7 @@ export async function withServer(
     logger,
     framePool: config.framePool,
     readsIntoFrames: config.readsIntoFrames,
+    requestObserver: config.requestObserver,
   });
   await server.start();
   const port = server.address(listener.name).port;
