@@ -336,6 +336,10 @@ export interface PartitionResult extends TopicPartition {
  */
 export type OffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | number;
 
+function isOffsetSpec(spec: unknown): spec is OffsetSpec {
+  return spec === 'earliest' || spec === 'latest' || spec === 'max-timestamp' || isInt(spec, 64);
+}
+
 /**
  * A group's offsets from its OffsetFetch answer, by topic and partition, as Kafka's ListConsumerGroupOffsetsHandler
  * lists them: a partition answered with an error (UNSTABLE_OFFSET_COMMIT under requireStable) is left out, one
@@ -987,11 +991,29 @@ export class Admin {
     return results;
   }
 
-  /** Offsets by spec: earliest, latest, the max-timestamp record, or the first at or after a timestamp. */
+  /**
+   * Offsets by spec: earliest, latest, the max-timestamp record, or the first at or after a timestamp. A partition
+   * whose topic is no string or empty fails the call with INVALID_TOPIC_EXCEPTION before anything is sent (Kafka's
+   * metadata lookup answers it so); a spec that is none of these, or an argument that is not an array, is a
+   * TypeError (Java's OffsetSpec rules them out) rather than a failure deep in the request encoding.
+   */
   async listOffsets(
     requests: (TopicPartition & { spec: OffsetSpec })[],
     options: { isolationLevel?: 'read_uncommitted' | 'read_committed' } = {},
   ): Promise<OffsetAnswer[]> {
+    if (!Array.isArray(requests)) {
+      throw new TypeError(
+        `listOffsets takes an array of { topic, partition, spec } entries, not ${describeValue(requests)}`,
+      );
+    }
+    for (const r of requests) {
+      if (typeof r?.topic !== 'string' || r.topic === '') throw unrepresentableTopic(r?.topic);
+      if (!isOffsetSpec(r.spec)) {
+        throw new TypeError(
+          `the offset spec of ${r.topic}-${r.partition} is not 'earliest', 'latest', 'max-timestamp' or a timestamp: ${describeValue(r.spec)}`,
+        );
+      }
+    }
     const ts = (s: OffsetSpec): number =>
       s === 'earliest'
         ? EARLIEST_TIMESTAMP

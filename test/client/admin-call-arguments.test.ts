@@ -117,4 +117,20 @@ describe('Admin argument checks of the other calls', () => {
       ].sort(),
     );
   });
+
+  it('listOffsets refuses a partition with no topic or an unknown spec before sending anything', async () => {
+    const { admin } = suite;
+    const invalidTopic = { code: ErrorCode.INVALID_TOPIC_EXCEPTION };
+    await assert.rejects(admin.listOffsets([{ topic: '', partition: 0, spec: 'latest' }]), invalidTopic);
+    await assert.rejects(admin.listOffsets([null as never]), invalidTopic);
+    await assert.rejects(
+      admin.listOffsets([{ topic: 'records-args', partition: 0, spec: 'newest' as never }]),
+      {
+        name: 'TypeError',
+        message: /offset spec of records-args-0/,
+      },
+    );
+    const [latest] = await admin.listOffsets([{ topic: 'records-args', partition: 0, spec: 'latest' }]);
+    assert.equal(latest!.offset, 0);
+  });
 });
