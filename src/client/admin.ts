@@ -446,8 +446,11 @@ export class Admin {
     this.defaultApiTimeoutMs = options.defaultApiTimeoutMs ?? DEFAULT_API_TIMEOUT_MS;
     for (const name of ADMIN_CALLS) {
       const method = this[name] as (...args: unknown[]) => Promise<unknown>;
+      // Writable and configurable as the method it shadows, so that a test double can still replace it.
       Object.defineProperty(this, name, {
         value: (...args: unknown[]) => this.calls.track(() => method.apply(this, args)),
+        writable: true,
+        configurable: true,
       });
     }
   }
