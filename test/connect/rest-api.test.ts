@@ -414,6 +414,27 @@ test("a bad connector name is refused by the config validation, with Kafka's mes
       JSON.stringify(name),
     );
   }
+  // The name comes from the body only (ConnectorsResource.createConnector): a config.name without one is compared
+  // with the empty name and refused as a mismatch, untrimmed, as Kafka's checkAndPutConnectorConfigName does.
+  const mismatch = (inConfig: string, inBody: string) => ({
+    status: 400,
+    body: {
+      error_code: 400,
+      message: `Connector name configuration (${inConfig}) doesn't match connector name in the URL (${inBody})`,
+    },
+  });
+  assert.deepEqual(
+    await rest(worker.url, 'POST', '/connectors', { config: { ...source, name: 'from-config' } }),
+    mismatch('from-config', ''),
+  );
+  assert.deepEqual(
+    await rest(worker.url, 'POST', '/connectors', {
+      name: ' padded ',
+      config: { ...source, name: ' padded ' },
+    }),
+    mismatch(' padded ', 'padded'),
+  );
+  assert.deepEqual((await rest(worker.url, 'GET', '/connectors')).body, []);
   // Every error of the config is listed, the name's first; Java's isISOControl also covers U+0080 to U+009F.
   assert.deepEqual(
     await rest(worker.url, 'POST', '/connectors', {

@@ -180,11 +180,11 @@ export class RestServer {
     });
     this.route('POST', '/connectors', async (r) => {
       const body = objectBody(await r.body());
-      const name = typeof body.name === 'string' ? body.name.trim() : undefined;
       const config = configBody(body.config ?? {});
-      // As Kafka's ConnectorsResource, a blank name is an empty one, which the config validation refuses with its
-      // message; without a name in the body, Brook takes the config's (Kafka: the same validation error).
-      const connectorName = name ?? config.name ?? '';
+      // As Kafka's ConnectorsResource.createConnector, the name is the body's, trimmed, and a missing one is empty:
+      // the config validation refuses an empty name with its message, and a config.name beside a missing name is a
+      // mismatch with the empty name (400), never taken as the connector's name.
+      const connectorName = typeof body.name === 'string' ? body.name.trim() : '';
       checkNameMatches(connectorName, config);
       const initial = initialState(body.initial_state);
       const { info } = await h.putConnectorConfig(connectorName, config, false, initial);
@@ -594,8 +594,9 @@ function configBody(v: unknown): Record<string, string> {
 }
 
 function checkNameMatches(name: string, config: Record<string, string>): void {
+  // Compared untrimmed, as Kafka's checkAndPutConnectorConfigName: " a " in the config is not the connector "a".
   const inConfig = config.name;
-  if (inConfig !== undefined && inConfig.trim() !== name) {
+  if (inConfig !== undefined && inConfig !== name) {
     throw new RestError(
       400,
       `Connector name configuration (${inConfig}) doesn't match connector name in the URL (${name})`,
