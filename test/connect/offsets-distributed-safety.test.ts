@@ -201,3 +201,67 @@ test("an exactly-once source's zombie tasks are fenced before its offsets change
   const offsets = await rest(worker!.restUrl, 'GET', '/connectors/fenced/offsets');
   assert.deepEqual(offsets.body, { offsets: [{ partition: { task: 0 }, offset: { n: 7 } }] });
 });
+
+/** The last value of each key of the worker's offsets topic, as a read_committed consumer reads them. */
+async function committedOffsets(): Promise<Map<string, string | null>> {
+  const consumer = new Consumer({ bootstrapServers: broker.bootstrap, isolationLevel: 'read_committed' });
+  try {
+    const tp = { topic: 'offsets-safety-offsets', partition: 0 };
+    consumer.assign([tp]);
+    await consumer.seekToBeginning([tp]);
+    const [end] = await consumer.endOffsets([tp]);
+    const out = new Map<string, string | null>();
+    while ((await consumer.position(tp)) < end!.offset) {
+      for (const r of await consumer.poll(500))
+        if (r.key !== null) out.set(r.key.toString(), r.value?.toString() ?? null);
+    }
+    return out;
+  } finally {
+    await consumer.close();
+  }
+}
+
+test("an exactly-once source's offsets are written in a transaction of its task 0's transactional id (Kafka's Worker)", async () => {
+  // Kafka's Worker.modifySourceConnectorOffsets, exactly-once enabled: the offsets go out through a producer with
+  // the transactional id of the connector's task 0, so its initTransactions() fences whoever holds that id even
+  // when no fencing round is due (the stopped generation was fenced by an earlier change).
+  await eventually(async () => worker!.herder.leaderUrl() !== null, 30_000, 'a leader');
+  await createRunning('rewound');
+  assert.equal((await rest(worker!.restUrl, 'PUT', '/connectors/rewound/stop')).status, 204);
+  await eventually(async () => (await states('rewound')).join() === 'STOPPED', 30_000, 'rewound stopped');
+  const first = await rest(worker!.restUrl, 'PATCH', '/connectors/rewound/offsets', {
+    offsets: [{ partition: { task: 0 }, offset: { n: 5 } }],
+  });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  const key = '["rewound",{"task":0}]';
+  const zombie = new Producer({ bootstrapServers: broker.bootstrap, transactionalId: `${GROUP}-rewound-0` });
+  try {
+    await zombie.initTransactions();
+    zombie.beginTransaction();
+    await zombie.send({ topic: 'rewound-out', value: Buffer.from('zombie') });
+    const altered = await rest(worker!.restUrl, 'PATCH', '/connectors/rewound/offsets', {
+      offsets: [{ partition: { task: 0 }, offset: { n: 11 } }],
+    });
+    assert.equal(altered.status, 200, JSON.stringify(altered.body));
+    // The zombie's stale offset, written after the change, must never commit over it.
+    await assert.rejects(async () => {
+      await zombie.send({
+        topic: 'offsets-safety-offsets',
+        key: Buffer.from(key),
+        value: Buffer.from('{"n":1}'),
+      });
+      await zombie.commitTransaction();
+    }, /fenced|epoch/i);
+  } finally {
+    await zombie.close().catch(() => {});
+  }
+  assert.equal((await committedOffsets()).get(key), '{"n":11}');
+  const offsets = await rest(worker!.restUrl, 'GET', '/connectors/rewound/offsets');
+  assert.deepEqual(offsets.body, { offsets: [{ partition: { task: 0 }, offset: { n: 11 } }] });
+  // A reset goes the same way: a tombstone, committed.
+  const reset = await rest(worker!.restUrl, 'DELETE', '/connectors/rewound/offsets');
+  assert.equal(reset.status, 200, JSON.stringify(reset.body));
+  const after = await committedOffsets();
+  assert.ok(after.has(key) && after.get(key) === null, `a tombstone for ${key}: ${after.get(key)}`);
+  assert.deepEqual((await rest(worker!.restUrl, 'GET', '/connectors/rewound/offsets')).body, { offsets: [] });
+});

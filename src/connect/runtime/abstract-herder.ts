@@ -141,17 +141,18 @@ export abstract class AbstractHerder {
 
   /**
    * Writes a source connector's offsets (null: resets every partition the store holds) once its alterOffsets()
-   * agreed, and answers the response's message.
+   * agreed, and answers the response's message. `write` writes them (the store's write(), unless exactly-once).
    */
   protected async alterSourceOffsets(
     name: string,
     config: Record<string, string>,
     store: OffsetStore,
     offsets: ConnectorOffset[] | null,
+    write: (entries: ConnectorOffset[]) => Promise<void> = (entries) => store.write(name, entries),
   ): Promise<string> {
     const entries = offsets ?? store.list(name).map((o) => ({ partition: o.partition, offset: null }));
     const managed = await this.connectorAlterOffsets(name, config, entries);
-    await store.write(name, entries);
+    await write(entries);
     return offsetsModifiedMessage(managed, offsets === null);
   }
 

@@ -1,12 +1,16 @@
 // The offsets of a source connector with its own offsets topic (KIP-618's `offsets.storage.topic`, Kafka's
 // ConnectorOffsetBackingStore): reads prefer the connector's topic and fall back to the worker's global one (where
 // the connector's offsets were before it had a topic of its own); writes go to the connector's topic first, then
-// to the global one, so tools that read only the global topic still see them. With exactly-once, the write to the
-// connector's topic is part of the task's transaction and only the global copy goes through write(). Without a
-// secondary (the connector's topic is the worker's, Kafka's withOnlyConnectorStore) the primary is the only one.
+// to the global one, so tools that read only the global topic still see them (tombstones to the global one first:
+// see writeWith). With exactly-once, the write to the connector's topic is part of the task's transaction and only
+// the global copy goes through write(); an offsets change writes it in a transaction of its own (writeWith).
+// Without a secondary (the connector's topic is the worker's, Kafka's withOnlyConnectorStore) the primary is the
+// only one.
 
 import type { SourceOffset, SourcePartition } from '../api/records.js';
 import type { OffsetStore } from './offset-store.js';
+
+type OffsetEntry = { partition: SourcePartition; offset: SourceOffset | null };
 
 export class ConnectorOffsetStore implements OffsetStore {
   constructor(
@@ -43,12 +47,26 @@ export class ConnectorOffsetStore implements OffsetStore {
     return out;
   }
 
-  async write(
+  write(connector: string, entries: OffsetEntry[]): Promise<void> {
+    return this.writeWith(connector, entries, (all) => this.primary.write(connector, all));
+  }
+
+  /**
+   * Writes through `writePrimary` for the primary store (an exactly-once offsets change writes it in a
+   * transaction), in Kafka's ConnectorOffsetBackingStore.set order: with a secondary, its tombstones first, so a
+   * partition reset in the primary cannot fall back to an offset the secondary still holds (a failure there
+   * writes nothing), then every entry to the primary, then the other entries to the secondary.
+   */
+  async writeWith(
     connector: string,
-    entries: { partition: SourcePartition; offset: SourceOffset | null }[],
+    entries: OffsetEntry[],
+    writePrimary: (entries: OffsetEntry[]) => Promise<void>,
   ): Promise<void> {
-    await this.primary.write(connector, entries);
-    await this.secondary?.write(connector, entries);
+    const tombstones = entries.filter((e) => e.offset === null);
+    if (this.secondary !== null && tombstones.length > 0) await this.secondary.write(connector, tombstones);
+    await writePrimary(entries);
+    const regular = entries.filter((e) => e.offset !== null);
+    if (this.secondary !== null && regular.length > 0) await this.secondary.write(connector, regular);
   }
 
   async refresh(): Promise<void> {

@@ -3,9 +3,12 @@
 // runs; the herder (standalone-herder.ts, and the distributed herder to come) decides what runs where.
 
 import { Admin, Producer } from '../../client/index.js';
+import { assert } from '../../common/assert.js';
 import { settleWithin } from '../../common/deadline.js';
 import type { Logger } from '../../common/logger.js';
 import type { Connector, ConnectorContext, SinkTask, SourceTask, TaskConfig } from '../api/connector.js';
+import type { SourceOffset, SourcePartition } from '../api/records.js';
+import { stringifyJson } from '../converters/json-text.js';
 import { ConfigException, ConnectException } from '../errors.js';
 import {
   adminOverrides,
@@ -28,7 +31,7 @@ import {
   transactionBoundary,
 } from './exactly-once-source-task.js';
 import { CONNECT_LOGGERS, type Loggers } from './loggers.js';
-import type { OffsetStore } from './offset-store.js';
+import { type OffsetStore, offsetKey } from './offset-store.js';
 import type { Plugins } from './plugins.js';
 import type { Status } from './status.js';
 import type { WorkerConfig } from './worker-config.js';
@@ -306,6 +309,59 @@ export class Worker {
       cached = opened;
     }
     return new ConnectorOffsetStore(await cached.store, fallback);
+  }
+
+  /**
+   * Writes an offsets change of a stopped source connector on a worker with exactly-once source support, as
+   * Kafka's Worker.modifySourceConnectorOffsets does: the connector's offsets topic gets them in a transaction of
+   * a producer holding the transactional id of the connector's task 0 (Kafka's exactlyOnceSourceTaskProducerConfigs),
+   * whose initTransactions() fences any zombie still holding that id and aborts its open transaction, so nothing
+   * it writes afterwards commits over the change. The global offsets topic gets its copy outside the transaction,
+   * as Kafka's ConnectorOffsetBackingStore orders the two. `store` is the connector's (sourceOffsetStore).
+   */
+  async writeSourceOffsetsExactlyOnce(
+    name: string,
+    connectorConfig: Readonly<Record<string, string>>,
+    store: OffsetStore,
+    entries: { partition: SourcePartition; offset: SourceOffset | null }[],
+  ): Promise<void> {
+    assert(this.exactlyOnceSourceEnabled(), 'an exactly-once offsets write on a worker without exactly-once');
+    assert(
+      store instanceof ConnectorOffsetStore,
+      'an exactly-once connector has an offsets store of its own',
+    );
+    const resolved = this.o.config.transformer.transform(connectorConfig);
+    const own = this.ownOffsetsTopic(resolved);
+    assert(own !== null, 'an exactly-once connector has an offsets topic of its own');
+    const groupId = this.o.config.parsed['group.id'] as string;
+    await store.writeWith(name, entries, async (all) => {
+      // The producer's own bounds (max.block.ms, delivery.timeout.ms) hold here: a REST request waits on it.
+      const producer = new Producer({
+        bootstrapServers: this.o.config.bootstrapServers,
+        clientId: `connector-producer-${name}-0`,
+        ...this.o.clientOptions,
+        ...producerOverrides(this.o.config.raw, resolved),
+        acks: 'all',
+        idempotent: true,
+        transactionalId: taskTransactionalId(groupId, name, 0),
+      });
+      try {
+        await producer.initTransactions();
+        producer.beginTransaction();
+        await producer.sendBatch(
+          all.map((e) => ({
+            topic: own.topic,
+            key: Buffer.from(offsetKey(name, e.partition), 'utf8'),
+            value: e.offset === null ? null : Buffer.from(stringifyJson(e.offset), 'utf8'),
+          })),
+        );
+        await producer.commitTransaction();
+      } finally {
+        await producer.close().catch(() => {});
+      }
+      // The store follows the topic read_committed: read to its end, it holds what was just committed.
+      await store.primary.refresh?.();
+    });
   }
 
   private async errorHandler(

@@ -1164,7 +1164,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     }
     const store = await this.worker.sourceOffsetStore(config);
     await store.refresh?.();
-    return this.alterSourceOffsets(name, config, store, offsets);
+    if (!this.worker.exactlyOnceSourceEnabled()) return this.alterSourceOffsets(name, config, store, offsets);
+    const eosConfig = config;
+    return this.alterSourceOffsets(name, config, store, offsets, (entries) =>
+      this.worker.writeSourceOffsetsExactlyOnce(name, eosConfig, store, entries),
+    );
   }
 
   /**
