@@ -161,7 +161,12 @@ export class MirrorMaker {
     }
     const c: WorkerConfig = loadWorkerConfig(flow.workerProps, 'distributed', this.props);
     const rest = new MirrorRestServer(this.loggers.logger(CONNECT_LOGGERS.restServer));
-    const bound = await rest.start(c.restHost, c.restPort, c.restTls?.server ?? null);
+    const bound = await rest.start(
+      c.restHost,
+      c.restPort,
+      c.restTls?.server ?? null,
+      c.restTls?.client ?? null,
+    );
     this.rest = rest;
     const p = c.parsed;
     const host =

@@ -3,6 +3,15 @@
 // listener serves every flow of the process. A follower running a connector hands its task configs to the flow's
 // leader (POST .../connectors/<name>/tasks) and asks it to fence zombie tasks before starting exactly-once tasks
 // (PUT .../connectors/<name>/fence). Every other path is 404: dedicated mode has no public REST API.
+//
+// A request reaching a process that does not lead the flow (a leader change under way) is forwarded to the leader
+// the flow's herder names, as Kafka's InternalMirrorResource does through HerderRequestHandler.completeOrForwardRequest:
+// a request with no `forward` flag (a worker's own) goes on with forward=true, one with forward=true with
+// forward=false, and one with forward=false is refused with 409, so a request makes at most two hops between
+// processes. The leader's answer, error included, is relayed with its status; a leader that cannot be reached is
+// Kafka's 500 "IO Error trying to forward REST request". The signature headers go along (Kafka's RestClient sends
+// only Authorization, so its leader refuses a forwarded internal request as unsigned when validation is on; Brook's
+// public REST server forwards them too).
 
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -12,7 +21,8 @@ import type { TaskConfig } from '../api/connector.js';
 import { RequestTargetError, RestError } from '../errors.js';
 import type { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
 import { SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER } from '../runtime/distributed/request-signature.js';
-import { closeHttp, listenHttp } from '../runtime/rest-server.js';
+import { restRequest } from '../runtime/rest-client.js';
+import { closeHttp, listenHttp, REST_REQUEST_TIMEOUT_MS } from '../runtime/rest-server.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const PATH = /^\/([^/]+)\/([^/]+)\/connectors\/([^/]+)\/(tasks|fence)\/?$/;
@@ -20,6 +30,8 @@ const PATH = /^\/([^/]+)\/([^/]+)\/connectors\/([^/]+)\/(tasks|fence)\/?$/;
 export class MirrorRestServer {
   private server: Server | null = null;
   private readonly herders = new Map<string, DistributedHerder>();
+  /** The TLS settings of this process's requests to the others' servers (forwarded requests). */
+  private clientTls: TlsOptions | null = null;
 
   constructor(private readonly log: Logger) {}
 
@@ -38,7 +50,9 @@ export class MirrorRestServer {
     host: string,
     port: number,
     tls: TlsOptions | null = null,
+    clientTls: TlsOptions | null = null,
   ): Promise<{ host: string; port: number }> {
+    this.clientTls = clientTls;
     const listener = (req: IncomingMessage, res: ServerResponse) => {
       this.handle(req, res).catch((err) => {
         this.log.error(`Mirror REST request failed: ${(err as Error).message}`);
@@ -109,13 +123,104 @@ export class MirrorRestServer {
       }
     } catch (err) {
       if (err instanceof RestError) return send(res, err.statusCode, err.message);
-      // A follower that is asked (a leader change under way): Kafka forwards once, or answers 409 to a request
-      // already forwarded (forward=false); this server does not forward, and the caller retries on its next tick.
-      if (err instanceof RequestTargetError) return send(res, 409, err.message);
+      if (err instanceof RequestTargetError)
+        return this.forward(req, res, url, `connectors/${m[3]!}/${m[4]!}`, body, err);
       // As Kafka's ConnectExceptionMapper: anything else, a ConnectException or ConfigException included, is 500.
       return send(res, 500, (err as Error).message);
     }
     res.writeHead(204).end();
+  }
+
+  /**
+   * Sends a request this process cannot serve to the flow's leader and relays the answer (Kafka's
+   * completeOrForwardRequest). `path` is the request's path under the flow prefix, still percent-encoded.
+   */
+  private async forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    path: string,
+    body: Buffer,
+    target: RequestTargetError,
+  ): Promise<void> {
+    const flag = url.searchParams.get('forward');
+    // Java's Boolean.valueOf, as Jersey reads Kafka's `forward` query parameter: "true" in any case, else false.
+    const forwarded = flag === null ? null : flag.toLowerCase() === 'true';
+    if (forwarded === false) {
+      this.log.error(
+        `Request '${req.method} ${url.pathname}' failed because it couldn't find the target Connect worker within two hops (between workers).`,
+      );
+      return send(
+        res,
+        409,
+        'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
+      );
+    }
+    if (target.targetUrl === '') {
+      return send(
+        res,
+        409,
+        'Cannot complete request momentarily due to no known leader URL, likely because a rebalance was underway.',
+      );
+    }
+    // The leader's URL carries its flow prefix (mirror-maker.ts), so the path resolves under it.
+    const to = new URL(`${path}?forward=${forwarded === null}`, target.targetUrl);
+    this.log.debug(`Forwarding ${req.method} ${url.pathname} to ${to.href}: ${target.message}`);
+    const headers: Record<string, string | number> = {
+      'content-type': 'application/json',
+      'content-length': body.length,
+    };
+    for (const name of ['authorization', SIGNATURE_HEADER, SIGNATURE_ALGORITHM_HEADER]) {
+      const v = req.headers[name.toLowerCase()];
+      if (typeof v === 'string') headers[name] = v;
+    }
+    let answer: Awaited<ReturnType<typeof restRequest>>;
+    try {
+      answer = await restRequest(
+        to,
+        req.method ?? 'POST',
+        headers,
+        body,
+        this.clientTls,
+        REST_REQUEST_TIMEOUT_MS,
+      );
+    } catch (err) {
+      this.log.error(`IO error forwarding REST request to ${to.href}: ${(err as Error).message}`);
+      return send(res, 500, `IO Error trying to forward REST request: ${(err as Error).message}`);
+    }
+    if (answer.status === 204) {
+      res.writeHead(204).end();
+      return;
+    }
+    if (answer.status >= 400) {
+      // Kafka's RestClient reads the leader's {"error_code", "message"} and its mapper answers with them.
+      const error = errorMessageOf(answer.body);
+      if (error === null) {
+        return send(
+          res,
+          500,
+          `IO Error trying to forward REST request: the answer of ${to.origin} is not an error message`,
+        );
+      }
+      return send(res, answer.status, error);
+    }
+    if (answer.status >= 200 && answer.status < 300) {
+      res.writeHead(answer.status).end();
+      return;
+    }
+    send(res, 500, `Unexpected status code when handling forwarded request: ${answer.status}`);
+  }
+}
+
+/** The message of a Connect error body `{"error_code": ..., "message": ...}`, or null for anything else. */
+function errorMessageOf(body: Buffer): string | null {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+    const message = (parsed as { message?: unknown }).message;
+    return typeof message === 'string' ? message : message === undefined || message === null ? '' : null;
+  } catch {
+    return null;
   }
 }
 

@@ -765,7 +765,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   private async sendTaskConfigsToLeader(name: string, configs: TaskConfig[]): Promise<void> {
     if (this.leader === null) throw new ConnectException('no leader known');
-    const url = new URL(`connectors/${encodeURIComponent(name)}/tasks?forward=false`, this.leader.url);
+    // No forward flag, as Kafka's reconfigureConnector: a worker that no longer leads sends it on to the leader.
+    const url = new URL(`connectors/${encodeURIComponent(name)}/tasks`, this.leader.url);
     const body = Buffer.from(JSON.stringify(configs), 'utf8');
     const res = await this.internalRequest(
       url,
