@@ -17,7 +17,7 @@ import {
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
-import { sleep } from '../helpers/wait.js';
+import { eventually } from '../helpers/wait.js';
 
 const EXPECTED = 'Request cannot be completed because a rebalance is expected';
 const STALE =
@@ -40,14 +40,6 @@ after(async () => {
   await broker?.stop();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 test('a request made while a rebalance is expected gets Kafka 500 (reads) or 409 (restarts, offsets)', async () => {
   worker = await startDistributed(distributedWorkerProps(broker.bootstrap, 'pending'), () => {}, {

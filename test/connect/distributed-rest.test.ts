@@ -22,7 +22,7 @@ import {
 import { CONNECT_LOGGERS } from '../../src/connect/runtime/loggers.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
-import { sleep } from '../helpers/wait.js';
+import { eventually, sleep } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
 let dir: string;
@@ -38,14 +38,6 @@ after(async () => {
   await broker?.stop();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 function start(): Promise<DistributedWorker> {
   return startDistributed(

@@ -29,7 +29,7 @@ import { loadWorkerConfig } from '../../src/connect/runtime/worker-config.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, pluginDirWith, rest } from '../helpers/connect-worker.js';
 import { committedRecords, taskEvents } from '../helpers/counting-source.js';
-import { sleep } from '../helpers/wait.js';
+import { eventually } from '../helpers/wait.js';
 
 const GROUP = 'eos-leader-cluster';
 const CONFIG_TOPIC = 'eosl-configs';
@@ -57,14 +57,6 @@ function workerProps(group = GROUP, prefix = 'eosl'): Record<string, string> {
     'exactly.once.source.support': 'enabled',
     'plugin.path': join(dir, 'plugins'),
   });
-}
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
 }
 
 /** Every record of the config topic as a consumer with the given isolation sees it, with its offset. */

@@ -21,7 +21,7 @@ import {
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, pluginDirWith, rest } from '../helpers/connect-worker.js';
-import { sleep } from '../helpers/wait.js';
+import { eventually, sleep } from '../helpers/wait.js';
 
 const GROUP = 'eos-cluster';
 let broker: BrokerProcess;
@@ -52,14 +52,6 @@ function start(pluginDir: string): Promise<DistributedWorker> {
     }),
     () => {},
   );
-}
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
 }
 
 /** Every record value of a topic as a read_committed (or read_uncommitted) consumer sees it, to the end. */

@@ -19,7 +19,7 @@ import {
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, pluginDirWith, rest } from '../helpers/connect-worker.js';
-import { sleep } from '../helpers/wait.js';
+import { eventually, sleep } from '../helpers/wait.js';
 
 const GROUP = 'offsets-safety-cluster';
 const CONFIGS = 'offsets-safety-configs';
@@ -45,14 +45,6 @@ after(async () => {
   await broker?.stop();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
 
 async function states(name: string): Promise<string[]> {
   const r = await rest(worker!.restUrl, 'GET', `/connectors/${name}/status`);

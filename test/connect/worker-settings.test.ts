@@ -19,7 +19,7 @@ import {
 } from '../../src/connect/runtime/distributed/distributed.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { distributedWorkerProps, rest, startConnectWorker } from '../helpers/connect-worker.js';
-import { sleep } from '../helpers/wait.js';
+import { eventually } from '../helpers/wait.js';
 import { freePort } from '../helpers/zookeeper.js';
 
 let broker: BrokerProcess;
@@ -39,14 +39,6 @@ after(async () => {
 
 function workerProps(prefix: string): Record<string, string> {
   return distributedWorkerProps(broker.bootstrap, prefix, { 'offset.storage.partitions': '2' });
-}
-
-async function eventually(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
 }
 
 test('config.storage., offset.storage. and status.storage. topic configs reach the internal topics (KIP-605)', async () => {

@@ -11,6 +11,22 @@ export async function waitUntil(
   }
 }
 
+/**
+ * Polls the async `condition` every 200 ms until it holds; after `timeoutMs` fails with "timed out waiting for
+ * `what`". For conditions read over the wire (a REST status, a topic), which waitUntil's synchronous ones are not.
+ */
+export async function eventually(
+  condition: () => Promise<boolean>,
+  timeoutMs: number,
+  what: string,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
