@@ -451,9 +451,11 @@ export class RestServer {
   }
 
   /**
-   * Sends the request on to the worker that must serve it (the leader, or a task's owner) with forward=false, and
-   * relays its answer, as Kafka's workers do. A request that was already forwarded once gets 409 instead of
-   * travelling on (two workers disagreeing about the leader during a rebalance).
+   * Sends the request on to the worker that must serve it (the leader, or a task's owner) and relays its answer,
+   * with the rules of Kafka's HerderRequestHandler.completeOrForwardRequest: a client's request (no `forward` flag)
+   * goes on with forward=true, a request with forward=true (forwarded once) with forward=false, and a request with
+   * forward=false gets 409 instead of travelling on (workers disagreeing about the leader during a rebalance): at
+   * most two hops between workers.
    */
   private async forward(
     req: IncomingMessage,
@@ -462,7 +464,13 @@ export class RestServer {
     body: BodyOnce,
     target: RequestTargetError,
   ): Promise<void> {
-    if (url.searchParams.get('forward') === 'false') {
+    // Java's Boolean.valueOf, as Jersey reads Kafka's `forward` query parameter: "true" in any case, else false.
+    const flag = url.searchParams.get('forward');
+    const forwarded = flag === null ? null : flag.toLowerCase() === 'true';
+    if (forwarded === false) {
+      this.log.error(
+        `Request '${req.method} ${url.pathname}' failed because it couldn't find the target Connect worker within two hops (between workers).`,
+      );
       return send(res, 409, {
         error_code: 409,
         message: 'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
@@ -470,7 +478,7 @@ export class RestServer {
     }
     const text = await body.text();
     const query = new URLSearchParams(url.searchParams);
-    query.set('forward', 'false');
+    query.set('forward', String(forwarded === null));
     const to = new URL(`${url.pathname}?${query.toString()}`, target.targetUrl);
     this.log.debug(`Forwarding ${req.method} ${url.pathname} to ${to.origin}: ${target.message}`);
     const answer = await restRequest(
@@ -487,10 +495,9 @@ export class RestServer {
       this.clientTls,
       FORWARD_TIMEOUT_MS,
     ).catch((err: Error) => {
-      throw new RestError(
-        409,
-        `Cannot complete request momentarily: forwarding to ${to.origin} failed (${err.message})`,
-      );
+      // Kafka's RestClient: a worker that does not answer is a 500, not a conflict to retry.
+      this.log.error(`IO error forwarding REST request to ${to.origin}: ${err.message}`);
+      throw new RestError(500, `IO Error trying to forward REST request: ${err.message}`);
     });
     const headers: Record<string, string | number> = { 'content-length': answer.body.length };
     if (answer.type !== undefined) headers['content-type'] = answer.type;
