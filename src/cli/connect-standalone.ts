@@ -6,7 +6,7 @@
 // task. A bad worker or connector config exits 2 with one line saying why.
 
 import { readFileSync } from 'node:fs';
-import { RestError } from '../connect/errors.js';
+import { ConnectException } from '../connect/errors.js';
 import { parseProperties } from '../connect/runtime/properties.js';
 import { startStandalone } from '../connect/runtime/standalone.js';
 import { runWorker } from './connect-worker.js';
@@ -39,25 +39,56 @@ export function runConnectStandalone(args: string[]): Promise<number> {
   );
 }
 
+/**
+ * A connector file as Kafka's ConnectStandalone.parseConnectorConfigurationFile reads it, whatever its name ends
+ * with: a JSON object of plain values (the config, which must hold `name`), else a JSON object shaped as the body
+ * of POST /connectors (a `name` in its config must be the body's, else the body's is put there), else a
+ * .properties file (which must hold `name`), with Kafka's messages.
+ */
 function readConnectorFile(path: string): Record<string, string> {
   const text = readFileSync(path, 'utf8');
-  if (!path.endsWith('.json')) return parseProperties(text);
   let json: unknown;
   try {
     json = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`${path} is not valid JSON: ${(err as Error).message}`);
+  } catch {
+    json = undefined;
   }
-  if (json === null || typeof json !== 'object' || Array.isArray(json))
-    throw new Error(`${path}: expected a JSON object`);
-  const obj = json as Record<string, unknown>;
-  const config = (typeof obj.config === 'object' && obj.config !== null ? obj.config : obj) as Record<
-    string,
-    unknown
-  >;
+  const flat = plainValues(json);
+  if (flat !== null) return withName(path, flat);
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
+    const request = json as Record<string, unknown>;
+    const config = plainValues(request.config ?? {});
+    if (config !== null) {
+      const name = typeof request.name === 'string' ? request.name : undefined;
+      if (config.name !== undefined) {
+        if (config.name !== name)
+          throw new ConnectException(
+            `Connector name configuration in 'config' doesn't match the one specified in 'name' at '${path}'`,
+          );
+      } else if (name !== undefined) {
+        config.name = name;
+      }
+      return config;
+    }
+  }
+  return withName(path, parseProperties(text));
+}
+
+/** A JSON object whose values are all strings, numbers or booleans, as strings (Jackson's Map<String, String>). */
+function plainValues(v: unknown): Record<string, string> | null {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return null;
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(config)) out[k] = String(v);
-  if (typeof obj.name === 'string') out.name = obj.name;
-  if (out.name === undefined) throw new RestError(400, `${path}: the connector config has no "name"`);
+  for (const [k, x] of Object.entries(v)) {
+    if (typeof x !== 'string' && typeof x !== 'number' && typeof x !== 'boolean') return null;
+    out[k] = String(x);
+  }
   return out;
+}
+
+function withName(path: string, config: Record<string, string>): Record<string, string> {
+  if (config.name === undefined)
+    throw new ConnectException(
+      `Connector configuration at '${path}' is missing the mandatory 'name' configuration`,
+    );
+  return config;
 }
