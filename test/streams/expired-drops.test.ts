@@ -55,6 +55,7 @@ function windowStore(engine: Engine) {
     keySerde: S,
     valueSerde: L,
     windowSizeMs: MINUTE_MS,
+    recordTimestamp: () => 0,
   });
 }
 
@@ -124,6 +125,7 @@ describe('expired writes counted as dropped records', () => {
           serdeTopic: 's-changelog',
           keySerde: S,
           valueSerde: L,
+          recordTimestamp: () => 0,
         });
         try {
           sessions.put('a', 0, MINUTE_MS, 1);

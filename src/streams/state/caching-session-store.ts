@@ -16,6 +16,8 @@ interface DirtySession<K, V> {
   startMs: number;
   endMs: number;
   value: V | null;
+  /** The timestamp of the record that wrote the entry: its changelog record's when written through. */
+  recordTimestamp: number;
 }
 
 export type SessionCacheFlushListener<K, V> = (
@@ -52,7 +54,8 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
     const id = sessionStoreKey(keyBytes, startMs, endMs).toString('latin1');
     const valueBytes =
       value === null ? 0 : (this.o.valueSerde.serialize(this.o.serdeTopic, value)?.length ?? 0);
-    this.cache.put(id, { key, keyBytes, startMs, endMs, value }, valueBytes);
+    const recordTimestamp = this.o.recordTimestamp();
+    this.cache.put(id, { key, keyBytes, startMs, endMs, value, recordTimestamp }, valueBytes);
   }
 
   /** Kafka's CachingSessionStore.remove: a null put into the cache, written through as a put when evicted. */
@@ -64,7 +67,7 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
   private write(d: DirtySession<K, V>): void {
     const old = super.fetchSession(d.key, d.startMs, d.endMs);
     if (old === null && d.value === null) return; // created and merged away within the cache
-    super.put(d.key, d.startMs, d.endMs, d.value);
+    this.putWritten(d.key, d.startMs, d.endMs, d.value, d.recordTimestamp);
     this.listener?.(d.key, d.startMs, d.endMs, d.value, old);
   }
 

@@ -16,6 +16,8 @@ interface DirtyWindow<K, V> {
   keyBytes: Buffer;
   windowStartMs: number;
   value: ValueAndTimestamp<V> | null;
+  /** The timestamp of the record that wrote the entry: a null entry's changelog record's when written through. */
+  recordTimestamp: number;
 }
 
 export type WindowCacheFlushListener<K, V> = (
@@ -65,13 +67,14 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
     const id = windowStoreKey(keyBytes, windowStartMs).toString('latin1');
     const valueBytes =
       value === null ? 0 : (this.o.valueSerde.serialize(this.o.serdeTopic, value.value)?.length ?? 0);
-    this.cache.put(id, { key, keyBytes, windowStartMs, value }, valueBytes);
+    const recordTimestamp = this.o.recordTimestamp();
+    this.cache.put(id, { key, keyBytes, windowStartMs, value, recordTimestamp }, valueBytes);
   }
 
   private write(d: DirtyWindow<K, V>): void {
     const old = super.fetch(d.key, d.windowStartMs);
     if (old === null && d.value === null) return;
-    super.put(d.key, d.value, d.windowStartMs);
+    this.putWritten(d.key, d.value, d.windowStartMs, d.recordTimestamp);
     this.listener?.(d.key, d.windowStartMs, d.value, old);
   }
 

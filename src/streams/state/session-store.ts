@@ -1,7 +1,11 @@
 // A session store: one aggregate per key and session, over a bytes engine. The engine key is Kafka's session
 // key (SessionKeySchema): the serialized key, the session end as an 8-byte big-endian long, then the session
 // start, so a key's sessions are ordered by end time. Values are plain (session stores are not timestamped);
-// the changelog record carries the same key and value, with the session end as its timestamp.
+// the changelog record carries the same key and value, with the timestamp of the record being processed (Kafka's
+// ChangeLoggingSessionBytesStore logs context.timestamp()), not the session end: a record merged into a session
+// that ends later, and the tombstone of a session merged away, carry the merging record's time. That timestamp
+// is what the broker's time retention of the changelog (compact,delete) reads; restoration places a record by
+// the session end in its key, never by its timestamp.
 
 import type { Serde } from '../serdes.js';
 import type { BytesKeyValueStore } from './bytes-store.js';
@@ -26,6 +30,8 @@ export interface SessionStoreOptions<K, V> {
   serdeTopic: string;
   keySerde: Serde<K>;
   valueSerde: Serde<V>;
+  /** The timestamp of the record being processed: the changelog record's. */
+  recordTimestamp: () => number;
 }
 
 export interface StoredSession<K, V> {
@@ -54,16 +60,31 @@ export class SessionStore<K, V> implements StateStore {
 
   /** Writes a session's aggregate; null removes the session. */
   put(key: K, startMs: number, endMs: number, value: V | null): void {
+    this.putWritten(key, startMs, endMs, value, this.o.recordTimestamp());
+  }
+
+  /**
+   * Puts a session written by a record of `recordTimestamp` (the current record's for a put; a record cache's
+   * entry keeps the timestamp of the record that wrote it until it is written through, as Kafka's LRUCacheEntry
+   * keeps its record context).
+   */
+  protected putWritten(
+    key: K,
+    startMs: number,
+    endMs: number,
+    value: V | null,
+    recordTimestamp: number,
+  ): void {
     const k = sessionStoreKey(this.keyBytes(key), startMs, endMs);
     if (value === null) {
       this.o.engine.put(k, null);
-      this.o.changelog?.log(k, null, endMs);
+      this.o.changelog?.log(k, null, recordTimestamp);
       return;
     }
     const bytes = this.o.valueSerde.serialize(this.o.serdeTopic, value);
     if (bytes === null) throw new Error(`store ${this.name}: a value may not serialize to null`);
     this.o.engine.put(k, bytes);
-    this.o.changelog?.log(k, bytes, endMs);
+    this.o.changelog?.log(k, bytes, recordTimestamp);
   }
 
   /**
@@ -74,7 +95,7 @@ export class SessionStore<K, V> implements StateStore {
     const k = sessionStoreKey(this.keyBytes(key), startMs, endMs);
     if (this.o.engine.remove !== undefined) this.o.engine.remove(k);
     else this.o.engine.put(k, null);
-    this.o.changelog?.log(k, null, endMs);
+    this.o.changelog?.log(k, null, this.o.recordTimestamp());
   }
 
   /** The key's sessions that end at or after `earliestEndMs` and start at or before `latestStartMs`. */

@@ -1,8 +1,10 @@
 // A window store: aggregates per key and window start, over a bytes engine. The engine key is Kafka's window
 // store key (WindowKeySchema): the serialized key, the window start as an 8-byte big-endian long, and a 4-byte
 // sequence number (0: Brook keeps one value per key and window, as aggregations need). The changelog record
-// carries that same key, the plain serialized value, and the aggregate's timestamp as the record timestamp;
-// the engine keeps the timestamp before the value (a timestamped window store, KIP-258).
+// carries that same key, the plain serialized value, and the aggregate's timestamp as the record timestamp (a
+// null put, which has no value timestamp, the timestamp of the record being processed: Kafka's
+// ChangeLoggingTimestampedWindowBytesStore); the engine keeps the timestamp before the value (a timestamped
+// window store, KIP-258).
 
 import type { Serde } from '../serdes.js';
 import type { BytesKeyValueStore } from './bytes-store.js';
@@ -27,6 +29,8 @@ export interface WindowStoreOptions<K, V> {
   keySerde: Serde<K>;
   valueSerde: Serde<V>;
   windowSizeMs: number;
+  /** The timestamp of the record being processed: a null put's changelog record's. */
+  recordTimestamp: () => number;
 }
 
 export class TimestampedWindowStore<K, V> implements StateStore {
@@ -56,10 +60,23 @@ export class TimestampedWindowStore<K, V> implements StateStore {
   }
 
   put(key: K, value: ValueAndTimestamp<V> | null, windowStartMs: number): void {
+    this.putWritten(key, value, windowStartMs, this.o.recordTimestamp());
+  }
+
+  /**
+   * Puts a window written by a record of `recordTimestamp` (the current record's for a put; a record cache's entry
+   * keeps the timestamp of the record that wrote it until it is written through). Only a null put logs it.
+   */
+  protected putWritten(
+    key: K,
+    value: ValueAndTimestamp<V> | null,
+    windowStartMs: number,
+    recordTimestamp: number,
+  ): void {
     const k = windowStoreKey(this.keyBytes(key), windowStartMs);
     if (value === null) {
       this.o.engine.put(k, null);
-      this.o.changelog?.log(k, null, windowStartMs);
+      this.o.changelog?.log(k, null, recordTimestamp);
       return;
     }
     const bytes = this.o.valueSerde.serialize(this.o.serdeTopic, value.value);
@@ -136,6 +153,8 @@ export class DuplicatesWindowStore<K, V> implements StateStore {
     const bytes = this.o.valueSerde.serialize(this.o.serdeTopic, value);
     if (bytes === null) throw new Error(`store ${this.name}: a value may not serialize to null`);
     this.o.engine.put(k, bytes);
+    // Kafka logs the processed record's timestamp (ChangeLoggingWindowBytesStore): every put here is of the
+    // record being processed, at its own timestamp (a join's or a sliding aggregation's input record).
     this.o.changelog?.log(k, bytes, timestampMs);
   }
 
