@@ -20,6 +20,10 @@
 // moves stream time to the restored batch's largest timestamp; Brook moves it record by record, which keeps and
 // skips the same records: a segment live at the batch's end was live at every earlier stream time, and a record
 // written into a segment that the batch's later records expire goes with its segment.
+//
+// A tombstone (null put or restored) for a live segment that does not exist opens none: Kafka's opens it
+// (getOrCreateSegmentIfLive) and writes the delete into it. Stream time, the segments dropped, the records counted
+// as dropped and every read are the same either way; only an empty segment directory differs, which nothing reads.
 
 import assert from 'node:assert/strict';
 import type { BytesEntry, BytesKeyValueStore } from './bytes-store.js';
