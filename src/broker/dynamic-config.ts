@@ -28,6 +28,9 @@ import type { ReplicaManager } from './replica/replica-manager.js';
 import type { TopicConfigs } from './topic-configs.js';
 
 const CHANGE_PREFIX = 'config_change_';
+/** First and largest pause before reading again an entity whose read failed: bounded, and cheap when it recovers. */
+const RETRY_FIRST_MS = 100;
+const RETRY_MAX_MS = 10_000;
 
 interface DynamicBrokerLayers {
   readonly dynamicBroker: Map<string, string>;
@@ -41,7 +44,8 @@ interface DynamicBrokerLayers {
 export interface ConfigEntityListener {
   readonly entityTypes: readonly string[];
   reloadAll(): Promise<void>;
-  changed(entityPath: string): Promise<void>;
+  /** False when the entity could not be read: nothing changed, and DynamicConfig tries again later. */
+  changed(entityPath: string): Promise<boolean>;
 }
 
 export class DynamicConfig {
@@ -51,6 +55,10 @@ export class DynamicConfig {
   private primed = false;
   private stopped = false;
   private readonly listeners: ConfigEntityListener[] = [];
+  /** Entities (as notifications name them) whose change could not be read yet: applied again until one read works. */
+  private readonly unapplied = new Set<string>();
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryDelayMs = RETRY_FIRST_MS;
 
   constructor(
     private readonly store: CoordinationStore,
@@ -72,18 +80,28 @@ export class DynamicConfig {
 
   /** Loads the dynamic broker layers and starts watching for changes. */
   async start(): Promise<void> {
-    await this.reloadBrokerLayers();
+    if (!(await this.reloadBrokerLayers())) this.applyLater(`brokers/${this.brokerId}`);
     for (const l of this.listeners) await l.reloadAll();
     await this.processChanges();
   }
 
   stop(): void {
     this.stopped = true;
+    if (this.retryTimer !== null) clearTimeout(this.retryTimer);
+    this.retryTimer = null;
   }
 
-  async readEntity(path: string): Promise<Map<string, string>> {
+  /**
+   * An entity's configs: none for a missing node (as Kafka's getEntityConfigs answers NONODE), null when the store
+   * cannot tell (unreachable, session expired, no permission). A caller keeps what it has on null: an empty map
+   * would reset a topic kept forever to the 7-day default, or a compacted one to delete.
+   */
+  async readEntity(path: string): Promise<Map<string, string> | null> {
     const node = await this.store.get(path);
-    return node.ok ? this.decodedEntity(path, node.value.data) : new Map();
+    if (node.ok) return this.decodedEntity(path, node.value.data);
+    if (node.code === 'NONODE') return new Map();
+    this.logger.warn(`reading the config at ${path} failed (${node.code}): keeping the current values`);
+    return null;
   }
 
   /** A config node's keys; data that does not decode counts as none, with a log line. */
@@ -247,7 +265,7 @@ export class DynamicConfig {
     ]);
     if (!result.ok) return false;
     // Apply here at once too, so the request that made the change sees it in its answer.
-    await this.apply(entityPath);
+    if (!(await this.apply(entityPath))) this.applyLater(entityPath);
     return true;
   }
 
@@ -257,6 +275,12 @@ export class DynamicConfig {
       this.processChanges().catch((err: unknown) => this.logger.error(`config changes: ${String(err)}`));
     };
     const children = await this.store.children(CONFIG_CHANGES_PATH, again);
+    if (!children.ok && children.code !== 'NONODE') {
+      // No watch is set: without another try, no change would be seen until the next session.
+      this.logger.warn(`reading ${CONFIG_CHANGES_PATH} failed (${children.code}): trying again`);
+      this.scheduleRetry();
+      return;
+    }
     if (!children.ok) {
       // Not created yet (a fresh cluster): every notification that will appear is news. Watch for the node.
       this.primed = true;
@@ -276,33 +300,75 @@ export class DynamicConfig {
       return;
     }
     for (const change of fresh) {
-      this.lastSeen = change.seq;
       const node = await this.store.get(`${CONFIG_CHANGES_PATH}/${change.name}`);
-      if (!node.ok) continue;
+      if (!node.ok && node.code !== 'NONODE') {
+        // As Kafka's ZkNodeChangeNotificationListener: the last change processed stays before this one, which is
+        // read again, with the ones after it, on the next try.
+        this.logger.warn(`reading config change ${change.name} failed (${node.code}): trying again`);
+        this.scheduleRetry();
+        return;
+      }
+      this.lastSeen = change.seq;
+      if (!node.ok) continue; // purged meanwhile: the entity's current values were read by a later change or start
       const decoded = decodeConfigChange(node.value.data);
-      if (decoded.ok) await this.apply(decoded.value.entityPath);
+      if (decoded.ok && !(await this.apply(decoded.value.entityPath)))
+        this.applyLater(decoded.value.entityPath);
     }
   }
 
-  private async apply(entityPath: string): Promise<void> {
+  /** Remembers a change whose entity could not be read, to apply it again after a pause (growing, bounded). */
+  private applyLater(entityPath: string): void {
+    this.unapplied.add(entityPath);
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopped || this.retryTimer !== null) return;
+    const delayMs = this.retryDelayMs;
+    this.retryDelayMs = Math.min(this.retryDelayMs * 2, RETRY_MAX_MS);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = null;
+      this.retry().catch((err: unknown) => this.logger.error(`config changes: ${String(err)}`));
+    }, delayMs);
+    this.retryTimer.unref();
+  }
+
+  private async retry(): Promise<void> {
+    if (this.stopped) return;
+    for (const entityPath of [...this.unapplied]) {
+      if (await this.apply(entityPath)) this.unapplied.delete(entityPath);
+    }
+    await this.processChanges();
+    if (this.unapplied.size > 0) this.scheduleRetry();
+    else if (this.retryTimer === null) this.retryDelayMs = RETRY_FIRST_MS;
+  }
+
+  /** Applies the entity's stored configs; false when they could not be read, with nothing changed. */
+  private async apply(entityPath: string): Promise<boolean> {
     const slash = entityPath.indexOf('/');
     const type = entityPath.slice(0, slash);
     const name = entityPath.slice(slash + 1);
     if (type === 'topics') {
       const overrides = await this.readEntity(topicConfigPath(name));
+      if (overrides === null) return false;
       this.topicConfigs.setOverrides(name, overrides);
       this.replicas?.refreshSettings(name);
       this.onTopicOverrides(name);
-    } else if (type === 'brokers') {
-      await this.reloadBrokerLayers();
-    } else {
-      for (const l of this.listeners) if (l.entityTypes.includes(type)) await l.changed(entityPath);
+      return true;
     }
+    if (type === 'brokers') return this.reloadBrokerLayers();
+    let applied = true;
+    for (const l of this.listeners) {
+      if (l.entityTypes.includes(type) && !(await l.changed(entityPath))) applied = false;
+    }
+    return applied;
   }
 
-  private async reloadBrokerLayers(): Promise<void> {
+  /** Reads both dynamic broker layers again; false when either could not be read, with both left as they were. */
+  private async reloadBrokerLayers(): Promise<boolean> {
     const perBroker = await this.readEntity(brokerConfigPath(this.brokerId as BrokerId));
     const clusterDefault = await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY));
+    if (perBroker === null || clusterDefault === null) return false;
     this.topicConfigs.setLayers({
       ...this.topicConfigs.layers,
       ...this.brokerLayersOf(perBroker, clusterDefault),
@@ -314,6 +380,7 @@ export class DynamicConfig {
       // The layers were validated when written; one that no longer resolves must not stop config processing.
       this.logger.warn(`dynamic broker config not applied: ${String(err)}`);
     }
+    return true;
   }
 }
 

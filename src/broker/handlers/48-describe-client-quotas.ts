@@ -39,6 +39,14 @@ export const describeClientQuotasHandler = defineHandler<
       };
     }
     const found = await describeQuotas(context.services.quotas.store, filter);
+    if (found === null) {
+      return {
+        throttleTimeMs: 0,
+        errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
+        errorMessage: 'the metadata store could not be read',
+        entries: null,
+      };
+    }
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,

@@ -18,8 +18,11 @@ export class ClientQuotaStore {
     private readonly dynamicConfig: DynamicConfig,
   ) {}
 
-  /** Every key the entity's document holds (quota keys and, for a user, SCRAM credentials). */
-  read(entity: QuotaEntity): Promise<Map<string, string>> {
+  /**
+   * Every key the entity's document holds (quota keys and, for a user, SCRAM credentials); null when the store
+   * cannot tell, so that no caller takes a failed read for an entity without quotas.
+   */
+  read(entity: QuotaEntity): Promise<Map<string, string> | null> {
     return this.dynamicConfig.readEntity(`${CONFIG_PATH}/${entityConfigPath(entity)}`);
   }
 
@@ -36,41 +39,57 @@ export class ClientQuotaStore {
     return this.dynamicConfig.writeEntityConfig(`${CONFIG_PATH}/${entityPath}`, entityPath, configs);
   }
 
-  /** Every user, user and client id, client id and IP entity in the store, with its configs. */
-  async all(): Promise<EntityConfigs[]> {
+  /**
+   * Every user, user and client id, client id and IP entity in the store, with its configs; null when any of
+   * them could not be read (a partial answer would read as quotas removed).
+   */
+  async all(): Promise<EntityConfigs[] | null> {
     const out: EntityConfigs[] = [];
-    for (const u of await this.childrenOf(`${CONFIG_PATH}/users`)) {
+    const users = await this.childrenOf(`${CONFIG_PATH}/users`);
+    if (users === null) return null;
+    for (const u of users) {
       const user = desanitizeEntityName(u);
-      out.push({
-        entity: { user, clientId: undefined },
-        configs: await this.read({ user, clientId: undefined }),
-      });
-      for (const c of await this.childrenOf(`${CONFIG_PATH}/users/${u}/clients`)) {
-        const entity = { user, clientId: desanitizeEntityName(c) };
-        out.push({ entity, configs: await this.read(entity) });
+      if (!(await this.add(out, { user, clientId: undefined }))) return null;
+      const clients = await this.childrenOf(`${CONFIG_PATH}/users/${u}/clients`);
+      if (clients === null) return null;
+      for (const c of clients) {
+        if (!(await this.add(out, { user, clientId: desanitizeEntityName(c) }))) return null;
       }
     }
-    for (const c of await this.childrenOf(`${CONFIG_PATH}/clients`)) {
-      const entity = { user: undefined, clientId: desanitizeEntityName(c) };
-      out.push({ entity, configs: await this.read(entity) });
+    const clients = await this.childrenOf(`${CONFIG_PATH}/clients`);
+    if (clients === null) return null;
+    for (const c of clients) {
+      if (!(await this.add(out, { user: undefined, clientId: desanitizeEntityName(c) }))) return null;
     }
-    out.push(...(await this.ips()));
+    const ips = await this.ips();
+    if (ips === null) return null;
+    out.push(...ips);
     return out;
   }
 
-  /** Every IP entity (KIP-612) with its configs. */
-  async ips(): Promise<EntityConfigs[]> {
+  /** Every IP entity (KIP-612) with its configs; null when any could not be read. */
+  async ips(): Promise<EntityConfigs[] | null> {
     const out: EntityConfigs[] = [];
-    for (const name of await this.childrenOf(`${CONFIG_PATH}/ips`)) {
+    const names = await this.childrenOf(`${CONFIG_PATH}/ips`);
+    if (names === null) return null;
+    for (const name of names) {
       const entity = { user: undefined, clientId: undefined, ip: desanitizeEntityName(name) };
-      out.push({ entity, configs: await this.read(entity) });
+      if (!(await this.add(out, entity))) return null;
     }
     return out;
   }
 
-  private async childrenOf(path: string): Promise<string[]> {
+  private async add(out: EntityConfigs[], entity: QuotaEntity): Promise<boolean> {
+    const configs = await this.read(entity);
+    if (configs === null) return false;
+    out.push({ entity, configs });
+    return true;
+  }
+
+  /** The entity names under `path`: none when it does not exist, null when the store cannot tell. */
+  private async childrenOf(path: string): Promise<string[] | null> {
     const result = await this.store.children(path);
-    if (!result.ok) return [];
+    if (!result.ok) return result.code === 'NONODE' ? [] : null;
     // A name that does not decode was not written by Kafka's tools or Brook; it is skipped rather than fatal.
     return result.value.filter((name) => {
       try {

@@ -87,7 +87,12 @@ export class ClientQuotas implements ConfigEntityListener {
 
   async reloadAll(): Promise<void> {
     const seen = new Set<string>();
-    for (const { entity, configs } of await this.store.all()) {
+    const all = await this.store.all();
+    if (all === null) {
+      this.logger.warn('reading the client quotas failed: keeping the current ones');
+      return;
+    }
+    for (const { entity, configs } of all) {
       if (entity.ip !== undefined) continue; // IP entities are IpConnectionQuotas' (ip-quotas.ts)
       seen.add(entityKey(entity.user, entity.clientId));
       this.apply(entity, configs);
@@ -95,10 +100,13 @@ export class ClientQuotas implements ConfigEntityListener {
     for (const [k, entity] of [...this.known]) if (!seen.has(k)) this.apply(entity, new Map());
   }
 
-  async changed(entityPath: string): Promise<void> {
+  async changed(entityPath: string): Promise<boolean> {
     const entity = parseEntityConfigPath(entityPath);
-    if (entity === null) return;
-    this.apply(entity, await this.store.read(entity));
+    if (entity === null) return true;
+    const configs = await this.store.read(entity);
+    if (configs === null) return false;
+    this.apply(entity, configs);
+    return true;
   }
 }
 

@@ -96,7 +96,12 @@ export class IpConnectionQuotas implements ConfigEntityListener {
 
   async reloadAll(): Promise<void> {
     const seen = new Set<string | null>();
-    for (const { entity, configs } of await this.store.ips()) {
+    const ips = await this.store.ips();
+    if (ips === null) {
+      this.logger.warn('reading the IP connection rate quotas failed: keeping the current ones');
+      return;
+    }
+    for (const { entity, configs } of ips) {
       seen.add(entity.ip ?? null);
       this.apply(entity, configs);
     }
@@ -105,9 +110,12 @@ export class IpConnectionQuotas implements ConfigEntityListener {
     }
   }
 
-  async changed(entityPath: string): Promise<void> {
+  async changed(entityPath: string): Promise<boolean> {
     const entity = parseEntityConfigPath(entityPath);
-    if (entity === null || entity.ip === undefined) return;
-    this.apply(entity, await this.store.read(entity));
+    if (entity === null || entity.ip === undefined) return true;
+    const configs = await this.store.read(entity);
+    if (configs === null) return false;
+    this.apply(entity, configs);
+    return true;
   }
 }

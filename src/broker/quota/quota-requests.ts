@@ -116,6 +116,8 @@ export async function alterEntityQuotas(
 ): Promise<QuotaError | null> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const current = await store.read(entity);
+    // Written over a failed read, a user's document would lose its SCRAM credentials and other quotas.
+    if (current === null) break;
     if (await store.write(entity, applyQuotaOps(current, ops))) return null;
   }
   return {
@@ -201,9 +203,11 @@ export interface DescribedQuotas {
 export async function describeQuotas(
   store: ClientQuotaStore,
   filter: QuotaFilter,
-): Promise<DescribedQuotas[]> {
+): Promise<DescribedQuotas[] | null> {
   const out: DescribedQuotas[] = [];
-  for (const { entity, configs } of await store.all()) {
+  const all = await store.all();
+  if (all === null) return null;
+  for (const { entity, configs } of all) {
     if (!matches(filter.user, entity.user, filter.strict)) continue;
     if (!matches(filter.clientId, entity.clientId, filter.strict)) continue;
     if (!matches(filter.ip, entity.ip, filter.strict)) continue;
