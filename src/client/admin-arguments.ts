@@ -1,5 +1,5 @@
 // Argument checks of the admin client's calls, as Kafka's KafkaAdminClient makes them: an entity that cannot be
-// represented in a request (a topic or group id that is missing or empty) fails alone without being sent, and a
+// represented in a request (a topic that is missing or empty, a group id that is missing) fails alone without being sent, and a
 // broker config resource whose name is not a broker id is refused before anything is sent. Java's types rule out
 // the rest, which a JavaScript caller can pass: a count, offset or id that is not an integer of its field's width
 // fails its entity with the Kafka error the broker gives that field, instead of being truncated on the wire (a
@@ -29,11 +29,13 @@ export function unrepresentableTopic(name: unknown): KafkaProtocolError {
 }
 
 /**
- * Kafka's error for a group id that is no string or empty (CoordinatorStrategy's unrepresentable keys,
- * InvalidGroupIdException): the group is not looked up nor sent.
+ * Kafka's error for a group id that is no string (CoordinatorStrategy's unrepresentable keys, InvalidGroupIdException):
+ * the group is not looked up nor sent. The empty group id is representable (Kafka 3.9's isRepresentableKey is
+ * `groupId != null`) and goes to the broker, whose coordinator takes it for DescribeGroups, DeleteGroups, OffsetCommit
+ * and OffsetFetch and answers INVALID_GROUP_ID itself where it does not.
  */
 export function unrepresentableGroup(groupId: unknown): KafkaProtocolError | null {
-  if (typeof groupId === 'string' && groupId !== '') return null;
+  if (typeof groupId === 'string') return null;
   return new KafkaProtocolError(
     ErrorCode.INVALID_GROUP_ID,
     `The given group id '${String(groupId ?? '')}' cannot be represented in a request.`,

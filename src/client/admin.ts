@@ -229,6 +229,15 @@ export interface GroupDescription {
   members: GroupMemberDescription[];
 }
 
+/** The fields of a group that was not described: its id could not be sent. */
+const UNDESCRIBED_GROUP = {
+  groupId: '',
+  state: '',
+  protocolType: '',
+  protocol: '',
+  coordinator: -1,
+} as const;
+
 /** A committed offset of a group for one partition (with its metadata and leader epoch). */
 export interface GroupOffset extends TopicPartition {
   offset: number;
@@ -1172,12 +1181,18 @@ export class Admin {
 
   /**
    * Each group's state, protocol and members, asked of the group's own coordinator; retried (a coordinator
-   * loading or moved) for at most `timeoutMs` (default.api.timeout.ms), as Kafka's describeConsumerGroups.
+   * loading or moved) for at most `timeoutMs` (default.api.timeout.ms), as Kafka's describeConsumerGroups. A group
+   * id that is no string is described with INVALID_GROUP_ID (groupId '') without being looked up.
    */
   async describeGroups(groupIds: string[], options: AdminCallOptions = {}): Promise<GroupDescription[]> {
     const out: GroupDescription[] = [];
     const deadlineMs = this.deadline(options.timeoutMs);
     for (const groupId of groupIds) {
+      const unrepresentable = unrepresentableGroup(groupId);
+      if (unrepresentable !== null) {
+        out.push({ ...UNDESCRIBED_GROUP, error: unrepresentable, members: [] });
+        continue;
+      }
       const coordinator = await findCoordinator(
         this.cluster,
         groupId,
@@ -1233,8 +1248,8 @@ export class Admin {
   /**
    * Deletes empty groups at their coordinators; a group with members answers NON_EMPTY_GROUP as a value. One result
    * per group, in the order given: as Kafka's admin (its groups are a set), a group given twice is deleted once,
-   * and a group id that is no string or empty fails with INVALID_GROUP_ID without being looked up. An argument
-   * that is not an array is a TypeError.
+   * and a group id that is no string fails with INVALID_GROUP_ID without being looked up (the empty one is sent).
+   * An argument that is not an array is a TypeError.
    */
   async deleteGroups(
     groupIds: string[],
@@ -1292,6 +1307,11 @@ export class Admin {
     second?: TopicPartition[] | ListConsumerGroupOffsetsOptions,
     third?: ListConsumerGroupOffsetsOptions,
   ): Promise<GroupOffset[] | Map<string, GroupOffsetsListing>> {
+    if (typeof first !== 'object' || first === null) {
+      // A group id that is no string, in the one-group form: refused as Kafka refuses a null group id.
+      const unrepresentable = unrepresentableGroup(first);
+      if (unrepresentable !== null) throw unrepresentable;
+    }
     if (typeof first === 'string') {
       const partitions = Array.isArray(second) ? second : undefined;
       const specs = new Map([[first, partitions ?? null]]);
@@ -1336,7 +1356,11 @@ export class Admin {
   ): Promise<Map<string, GroupOffsetFetch>> {
     const answers = new Map<string, GroupOffsetFetch>();
     const coordinators = new Map<string, number>();
-    let left = [...specs.keys()];
+    let left = [...specs.keys()].filter((g) => {
+      if (unrepresentableGroup(g) === null) return true;
+      answers.set(g, { errorCode: ErrorCode.INVALID_GROUP_ID, topics: [] });
+      return false;
+    });
     let lastFailure: unknown = null;
     let timedOut: CallTimeoutError | null = null;
     try {
@@ -1473,6 +1497,8 @@ export class Admin {
     offsets: (TopicPartition & { offset: number; metadata?: string | null; leaderEpoch?: number })[],
     options: AdminCallOptions = {},
   ): Promise<PartitionResult[]> {
+    const unrepresentable = unrepresentableGroup(groupId);
+    if (unrepresentable !== null) throw unrepresentable;
     for (const o of offsets) checkCommittableOffset(o.offset);
     const res = await this.coordinatorCall<OffsetCommitResponse>(
       groupId,
@@ -1509,6 +1535,8 @@ export class Admin {
     partitions: TopicPartition[],
     options: AdminCallOptions = {},
   ): Promise<PartitionResult[]> {
+    const unrepresentable = unrepresentableGroup(groupId);
+    if (unrepresentable !== null) throw unrepresentable;
     const res = await this.coordinatorCall<OffsetDeleteResponse>(
       groupId,
       ApiKey.OFFSET_DELETE,
