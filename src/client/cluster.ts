@@ -214,7 +214,10 @@ export class Cluster {
     );
   }
 
-  /** The connection to a broker by id, opened on first use and reopened after it failed. */
+  /**
+   * The connection to a broker by id, opened on first use and reopened after it failed or closed, once the broker's
+   * reconnect backoff has run out (waiting for it, at most reconnect.backoff.max.ms and its jitter).
+   */
   async connection(nodeId: number): Promise<Connection> {
     this.checkOpen();
     const existing = this.connections.get(nodeId);
@@ -238,6 +241,14 @@ export class Cluster {
       }
       return this.connection(nodeId);
     }
+    const waitMs = this.reconnectBackoff.waitMs(nodeId, Date.now());
+    if (waitMs > 0) {
+      // As Kafka's NetworkClient.ready refuses a node whose reconnect backoff runs, and its caller waits: every path
+      // to a broker that keeps failing (the sender, the fetcher, the coordinator calls) reconnects at most this
+      // often, whatever its own retry backoff. Another caller may have connected meanwhile: look again.
+      await sleep(waitMs);
+      return this.connection(nodeId);
+    }
     this.opened.delete(nodeId);
     this.reconnectBackoff.attempted(nodeId, Date.now());
     const attempt = Connection.connect(broker.host, broker.port, this.options);
@@ -245,6 +256,8 @@ export class Cluster {
     attempt.then(
       (c) => {
         this.reconnectBackoff.connected(nodeId);
+        // A connection that opened and then dropped backs off too (Kafka's disconnected(), from any state).
+        c.onClose(() => this.reconnectBackoff.failed(nodeId, Date.now()));
         if (this.connections.get(nodeId) === attempt) this.opened.set(nodeId, c);
       },
       () => {

@@ -37,6 +37,7 @@
 // with `versions` they skip ApiVersions and use the versions they are given, with `honourThrottle: false` they
 // ignore throttle times, as a broker's own requests do.
 
+import assert from 'node:assert/strict';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { FramePool } from '../common/frame-pool.js';
@@ -105,6 +106,9 @@ export interface HeldResponse<Response> {
 /** Requests waiting for an in-flight slot on one connection. */
 const QUEUED_REQUESTS_MAX = 10_000;
 
+/** Close listeners a connection holds: its owner's (the cluster's reconnect backoff), and room for a test's. */
+const CLOSE_LISTENERS_MAX = 4;
+
 interface Pending {
   apiKey: number;
   version: number;
@@ -153,6 +157,8 @@ export class Connection {
   private ownReads = false;
   private closed = false;
   private closeError: Error | null = null;
+  /** Told once when the connection closes, for whatever reason (onClose); at most one per owner. */
+  private readonly closeListeners: (() => void)[] = [];
   private versions = new Map<number, { min: number; max: number }>();
   /** A broker's quota asked this client to wait (KIP-219): nothing more is sent before this time (performance.now()). */
   private throttledUntilMs = 0;
@@ -221,6 +227,16 @@ export class Connection {
       this.saslHold = false;
       this.pump();
     }
+  }
+
+  /** Calls `listener` once when the connection closes (at once if it has closed already). */
+  onClose(listener: () => void): void {
+    assert.ok(
+      this.closeListeners.length < CLOSE_LISTENERS_MAX,
+      'a connection has one close listener per owner',
+    );
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
   }
 
   /** False once the connection closed, for good: the cluster then opens a new one. */
@@ -586,6 +602,7 @@ export class Connection {
     if (this.reauthTimer !== null) clearTimeout(this.reauthTimer);
     for (const q of this.saslQueue.splice(0)) q.pending?.reject(err);
     for (const q of this.queue.splice(0)) q.pending?.reject(err);
+    for (const listener of this.closeListeners.splice(0)) listener();
   }
 
   /** Closes the socket; outstanding requests fail with ConnectionError. */

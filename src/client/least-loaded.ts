@@ -1,7 +1,8 @@
 // Which known broker gets a request that any broker can answer (Metadata, the admin's any-broker calls), as
 // Kafka's NetworkClient.leastLoadedNode chooses it, and the reconnect backoff that choice reads (Kafka's
 // ClusterConnectionStates: reconnect.backoff.ms, doubled per failed attempt up to reconnect.backoff.max.ms, with
-// 20 % jitter, reset by a connection that opens). Owned by one Cluster; plain data, no I/O.
+// 20 % jitter, reset by a connection that opens, started by any attempt that fails or connection that closes).
+// Owned by one Cluster; plain data, no I/O.
 
 import assert from 'node:assert/strict';
 
@@ -39,7 +40,11 @@ export class ReconnectBackoff {
     this.attempts.set(nodeId, record);
   }
 
-  /** The attempt to `nodeId` failed at `nowMs`: no new one before the backoff, which grows with each failure. */
+  /**
+   * The attempt to `nodeId` failed, or its open connection closed, at `nowMs`: no new attempt before the backoff,
+   * which grows with each failure since the last connection that opened (Kafka's ClusterConnectionStates.disconnected
+   * starts it for any disconnect).
+   */
   failed(nodeId: number, nowMs: number): void {
     const record = this.attempts.get(nodeId) ?? { failures: 0, lastAttemptMs: nowMs, backoffUntilMs: 0 };
     const base = Math.min(this.backoffMaxMs, this.backoffMs * 2 ** record.failures);
@@ -54,7 +59,12 @@ export class ReconnectBackoff {
   }
 
   canConnect(nodeId: number, nowMs: number): boolean {
-    return nowMs >= (this.attempts.get(nodeId)?.backoffUntilMs ?? 0);
+    return this.waitMs(nodeId, nowMs) === 0;
+  }
+
+  /** How long from `nowMs` until a connection to `nodeId` may be attempted: 0 when it may be now. */
+  waitMs(nodeId: number, nowMs: number): number {
+    return Math.max(0, (this.attempts.get(nodeId)?.backoffUntilMs ?? 0) - nowMs);
   }
 
   /** When the last attempt to `nodeId` began, 0 if never. */
