@@ -6,7 +6,7 @@
 
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { decodeAssignment, decodeSubscription } from '../protocol/consumer-protocol/index.js';
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode, isRetriable } from '../protocol/errors.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
 import type {
   OffsetFetchResponse,
@@ -49,9 +49,10 @@ import {
   unrepresentableTopic,
 } from './admin-arguments.js';
 import { AdminCalls } from './admin-calls.js';
-import { beforeDeadline, Cluster, type PartitionInfo } from './cluster.js';
+import { beforeDeadline, Cluster, type MetadataSnapshot, type PartitionInfo } from './cluster.js';
 import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
+import { partitionLeader } from './partition-leader-lookup.js';
 import {
   CoordinatorType,
   checkCloseTimeout,
@@ -91,6 +92,13 @@ export const CONFIG_SOURCES = [
 
 function errorOf(code: number, message?: string | null): KafkaProtocolError | null {
   return code === 0 ? null : new KafkaProtocolError(code, message);
+}
+
+/** A retriable failure as the Kafka error a partition's answer carries: its own code, else NETWORK_EXCEPTION. */
+function asProtocolError(failure: unknown, detail: string): KafkaProtocolError {
+  if (failure instanceof KafkaProtocolError) return failure;
+  const message = failure instanceof Error ? `${detail}: ${failure.message}` : detail;
+  return new KafkaProtocolError(ErrorCode.NETWORK_EXCEPTION, message, { cause: failure });
 }
 
 /**
@@ -943,7 +951,11 @@ export class Admin {
     return moves.map((m) => ({ ...m, error: errors.get(`${m.broker}/${m.topic}/${m.partition}`) ?? null }));
   }
 
-  /** Deletes records before `offset` (-1: the high watermark) in each partition; answers the new low watermarks. */
+  /**
+   * Deletes records before `offset` (-1: the high watermark) in each partition; answers the new low watermarks. Each
+   * partition's leader is looked up as Kafka's DeleteRecordsHandler does (see deleteRecordsAtLeaders) until
+   * `timeoutMs` (default.api.timeout.ms), which is also the request's wait for the low watermark to replicate.
+   */
   async deleteRecords(
     requests: (TopicPartition & { offset: number })[],
     options: { timeoutMs?: number } = {},
@@ -964,43 +976,141 @@ export class Admin {
         results.push({ topic, partition, lowWatermark: -1, error });
       }
     }
-    for (const topic of new Set(sendable.map((r) => r.topic)))
-      await this.cluster.topic(topic).catch(() => {});
-    const byLeader = new Map<number, (TopicPartition & { offset: number })[]>();
-    for (const r of sendable) {
-      const leader = this.cluster.leaderOf(r.topic, r.partition);
-      if (leader < 0) {
-        results.push({
-          ...r,
-          lowWatermark: -1,
-          error: new KafkaProtocolError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `${r.topic}-${r.partition}`),
-        });
-        continue;
-      }
-      let l = byLeader.get(leader);
-      if (l === undefined) byLeader.set(leader, (l = []));
-      l.push(r);
-    }
-    for (const [leader, list] of byLeader) {
-      const res = await this.cluster.send<DeleteRecordsResponse>(leader, ApiKey.DELETE_RECORDS, {
-        topics: [...byTopic(list)].map(([name, ps]) => ({
-          name,
-          partitions: ps.map((p) => ({ partitionIndex: p.partition, offset: BigInt(p.offset) })),
-        })),
-        timeoutMs: options.timeoutMs ?? 30_000,
-      });
-      for (const t of res.topics) {
-        for (const p of t.partitions) {
-          results.push({
-            topic: t.name,
-            partition: p.partitionIndex,
-            lowWatermark: Number(p.lowWatermark),
-            error: errorOf(p.errorCode),
-          });
-        }
-      }
-    }
+    const answers = await this.deleteRecordsAtLeaders(
+      sendable,
+      this.deadline(options.timeoutMs),
+      options.timeoutMs ?? this.defaultApiTimeoutMs,
+    );
+    results.push(...answers);
     return results;
+  }
+
+  /**
+   * One DeleteRecords per leader, as Kafka's DeleteRecordsHandler with PartitionLeaderStrategy: a Metadata request
+   * for the partitions' topics maps each to its leader (partitionLeader); a partition without a leader, or not
+   * listed yet, is looked up again, and one its leader answers with a retriable error (NOT_LEADER_OR_FOLLOWER after
+   * a leader change, REQUEST_TIMED_OUT) is looked up and sent again, with backoff, until `deadlineMs`. Then the
+   * partitions still unanswered fail with REQUEST_TIMED_OUT (Kafka's TimeoutException; low watermark -1, as Kafka
+   * gives none for a failed partition) and the others keep their answers. When the call's `retries`
+   * (if given) run out first, the last retriable failure is the answer of the partitions still unanswered. One
+   * answer per entry, in the order of `entries`.
+   */
+  private async deleteRecordsAtLeaders(
+    entries: readonly (TopicPartition & { offset: number })[],
+    deadlineMs: number,
+    requestTimeoutMs: number,
+  ): Promise<(PartitionResult & { lowWatermark: number })[]> {
+    type Answer = PartitionResult & { lowWatermark: number };
+    const keyOf = (topic: string, partition: number) => `${partition}/${topic}`;
+    const answers = new Map<string, Answer>();
+    const fail = (r: TopicPartition, error: KafkaProtocolError) =>
+      answers.set(keyOf(r.topic, r.partition), {
+        topic: r.topic,
+        partition: r.partition,
+        lowWatermark: -1,
+        error,
+      });
+    let pending = [...entries];
+    let lastFailure: unknown = null;
+    try {
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > this.callRetries) {
+          for (const r of pending)
+            fail(r, asProtocolError(lastFailure, `deleteRecords of ${r.topic}-${r.partition}`));
+          break;
+        }
+        if (attempt > 0) await this.cluster.backoffUntil(attempt - 1, deadlineMs, lastFailure);
+        const retry: typeof pending = [];
+        let snapshot: MetadataSnapshot;
+        try {
+          const topics = [...new Set(pending.map((r) => r.topic))];
+          snapshot = await beforeDeadline(this.cluster.fetchMetadata(topics), deadlineMs, attempt);
+        } catch (err) {
+          if (err instanceof CallTimeoutError || !isRetriableError(err)) throw err;
+          lastFailure = err;
+          continue;
+        }
+        const byLeader = new Map<number, typeof pending>();
+        for (const r of pending) {
+          const leader = partitionLeader(snapshot, r.topic, r.partition);
+          if (leader instanceof KafkaProtocolError) fail(r, leader);
+          else if (leader === null) {
+            lastFailure = new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `${r.topic}-${r.partition}`);
+            retry.push(r);
+          } else byLeader.set(leader, [...(byLeader.get(leader) ?? []), r]);
+        }
+        await Promise.all(
+          [...byLeader].map(async ([leader, list]) => {
+            let res: DeleteRecordsResponse;
+            try {
+              res = await beforeDeadline(
+                this.cluster.send<DeleteRecordsResponse>(leader, ApiKey.DELETE_RECORDS, {
+                  topics: [...byTopic(list)].map(([name, ps]) => ({
+                    name,
+                    partitions: ps.map((p) => ({ partitionIndex: p.partition, offset: BigInt(p.offset) })),
+                  })),
+                  timeoutMs: requestTimeoutMs,
+                }),
+                deadlineMs,
+                attempt,
+              );
+            } catch (err) {
+              if (err instanceof CallTimeoutError || !isRetriableError(err)) throw err;
+              lastFailure = err;
+              retry.push(...list);
+              return;
+            }
+            const codes = new Map<string, { code: number; lowWatermark: bigint }>();
+            for (const t of res.topics)
+              for (const p of t.partitions)
+                codes.set(keyOf(t.name, p.partitionIndex), {
+                  code: p.errorCode,
+                  lowWatermark: p.lowWatermark,
+                });
+            for (const r of list) {
+              const answer = codes.get(keyOf(r.topic, r.partition));
+              if (answer === undefined) {
+                fail(
+                  r,
+                  new KafkaProtocolError(
+                    ErrorCode.UNKNOWN_SERVER_ERROR,
+                    `broker ${leader} did not answer ${r.topic}-${r.partition}`,
+                  ),
+                );
+              } else if (answer.code !== ErrorCode.NONE && isRetriable(answer.code)) {
+                lastFailure = new KafkaProtocolError(
+                  answer.code,
+                  `${r.topic}-${r.partition} at broker ${leader}`,
+                );
+                retry.push(r);
+              } else {
+                answers.set(keyOf(r.topic, r.partition), {
+                  topic: r.topic,
+                  partition: r.partition,
+                  lowWatermark: answer.code === ErrorCode.NONE ? Number(answer.lowWatermark) : -1,
+                  error: errorOf(answer.code),
+                });
+              }
+            }
+          }),
+        );
+        pending = retry;
+      }
+    } catch (err) {
+      if (!(err instanceof CallTimeoutError)) throw err;
+      for (const r of entries) {
+        if (answers.has(keyOf(r.topic, r.partition))) continue;
+        fail(
+          r,
+          new KafkaProtocolError(
+            ErrorCode.REQUEST_TIMED_OUT,
+            `deleteRecords of ${r.topic}-${r.partition}: ${err.message}`,
+            { cause: err },
+          ),
+        );
+      }
+    }
+    return entries.map((r) => answers.get(keyOf(r.topic, r.partition))!);
   }
 
   /**
