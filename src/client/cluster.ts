@@ -102,6 +102,14 @@ export function beforeDeadline<T>(attempt: Promise<T>, deadlineMs: number, attem
 }
 
 /**
+ * The id under which the reconnect backoff of bootstrap server `index` is kept: -1, -2, ... as Kafka's clients name
+ * the bootstrap nodes, so that no broker id (never negative) shares it.
+ */
+function bootstrapNodeId(index: number): number {
+  return -1 - index;
+}
+
+/**
  * The client's view of the cluster: bootstrap, cached metadata with refresh, one connection per broker, and
  * retries with backoff. Producer, Consumer and Admin each own one.
  */
@@ -192,17 +200,33 @@ export class Cluster {
       }
     }
     const servers = this.options.bootstrapServers;
+    const waitMs = Math.min(
+      ...servers.map((_, index) => this.reconnectBackoff.waitMs(bootstrapNodeId(index), Date.now())),
+    );
+    if (waitMs > 0) {
+      // Every bootstrap server is in its reconnect backoff: wait for the first to come out, then look again (another
+      // caller may have connected meanwhile).
+      await sleep(waitMs);
+      this.checkOpen();
+      return this.bootstrap();
+    }
     let lastError: unknown;
     for (let i = 0; i < servers.length; i++) {
-      const address = servers[(this.bootstrapIndex + i) % servers.length]!;
-      const { host, port } = parseHostPort(address);
+      const index = (this.bootstrapIndex + i) % servers.length;
+      const nodeId = bootstrapNodeId(index);
+      if (!this.reconnectBackoff.canConnect(nodeId, Date.now())) continue;
+      const { host, port } = parseHostPort(servers[index]!);
+      this.reconnectBackoff.attempted(nodeId, Date.now());
       const attempt = Connection.connect(host, port, this.options);
       this.bootstrapConnection = attempt;
       try {
         const c = await attempt;
-        this.bootstrapIndex = (this.bootstrapIndex + i) % servers.length;
+        this.reconnectBackoff.connected(nodeId);
+        c.onClose(() => this.reconnectBackoff.failed(nodeId, Date.now()));
+        this.bootstrapIndex = index;
         return c;
       } catch (err) {
+        this.reconnectBackoff.failed(nodeId, Date.now());
         lastError = err;
       }
     }

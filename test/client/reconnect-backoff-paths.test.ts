@@ -208,3 +208,31 @@ for (const how of ['refuse', 'drop'] as const) {
     });
   });
 }
+
+describe('reconnects to a bootstrap server that refuses every connection', () => {
+  before(() => {
+    mode = 'refuse';
+  });
+
+  it('the metadata lookups of a producer back off', async () => {
+    // Kafka's bootstrap servers are nodes of the connection states too: their reconnects back off as a broker's.
+    const producer = new Producer({
+      ...clientOptions(),
+      bootstrapServers: `127.0.0.1:${deadPort}`,
+      deliveryTimeoutMs: 60_000,
+    });
+    try {
+      const attempts = await attemptsDuring(async () => {
+        producer.send({ topic: 'live-topic', value: Buffer.from('x') }).catch(() => {});
+        await sleep(WATCH_MS);
+      });
+      assert.ok(attempts >= 1, 'the producer tried the bootstrap server');
+      assert.ok(
+        attempts <= ATTEMPTS_MAX.refuse,
+        `the producer connected ${attempts} times in ${WATCH_MS} ms`,
+      );
+    } finally {
+      await producer.close(0);
+    }
+  });
+});
