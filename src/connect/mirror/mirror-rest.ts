@@ -21,7 +21,7 @@ import type { TaskConfig } from '../api/connector.js';
 import { RequestTargetError, RestError } from '../errors.js';
 import type { DistributedHerder } from '../runtime/distributed/distributed-herder.js';
 import { SIGNATURE_ALGORITHM_HEADER, SIGNATURE_HEADER } from '../runtime/distributed/request-signature.js';
-import { restRequest } from '../runtime/rest-client.js';
+import { FORWARD_CONFLICT_MESSAGE, nextForwardFlag, restRequest } from '../runtime/rest-client.js';
 import { closeHttp, listenHttp, REST_REQUEST_TIMEOUT_MS } from '../runtime/rest-server.js';
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
@@ -143,19 +143,8 @@ export class MirrorRestServer {
     body: Buffer,
     target: RequestTargetError,
   ): Promise<void> {
-    const flag = url.searchParams.get('forward');
-    // Java's Boolean.valueOf, as Jersey reads Kafka's `forward` query parameter: "true" in any case, else false.
-    const forwarded = flag === null ? null : flag.toLowerCase() === 'true';
-    if (forwarded === false) {
-      this.log.error(
-        `Request '${req.method} ${url.pathname}' failed because it couldn't find the target Connect worker within two hops (between workers).`,
-      );
-      return send(
-        res,
-        409,
-        'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
-      );
-    }
+    const next = nextForwardFlag(req.method, url, this.log);
+    if (next === null) return send(res, 409, FORWARD_CONFLICT_MESSAGE);
     if (target.targetUrl === '') {
       return send(
         res,
@@ -164,7 +153,7 @@ export class MirrorRestServer {
       );
     }
     // The leader's URL carries its flow prefix (mirror-maker.ts), so the path resolves under it.
-    const to = new URL(`${path}?forward=${forwarded === null}`, target.targetUrl);
+    const to = new URL(`${path}?forward=${next}`, target.targetUrl);
     this.log.debug(`Forwarding ${req.method} ${url.pathname} to ${to.href}: ${target.message}`);
     const headers: Record<string, string | number> = {
       'content-type': 'application/json',

@@ -43,3 +43,28 @@ export function restRequest(
     out.end(body ?? undefined);
   });
 }
+
+/** Kafka's answer to a request that would need a third hop between workers (or MirrorMaker processes). */
+export const FORWARD_CONFLICT_MESSAGE =
+  'Cannot complete request because of a conflicting operation (e.g. worker rebalance)';
+
+/**
+ * The `forward` flag a request another worker must serve goes on with, by the rules of Kafka's
+ * HerderRequestHandler.completeOrForwardRequest: a client's request (no flag) goes on with forward=true, one that
+ * came with forward=true (forwarded once) with forward=false; one that came with forward=false gets null, logged
+ * here, and its caller answers 409 FORWARD_CONFLICT_MESSAGE instead of sending it on: at most two hops. The flag is
+ * read as Java's Boolean.valueOf, as Jersey reads it: "true" in any case, else false.
+ */
+export function nextForwardFlag(
+  method: string | undefined,
+  url: URL,
+  log: { error(message: string): void },
+): boolean | null {
+  const flag = url.searchParams.get('forward');
+  if (flag === null) return true;
+  if (flag.toLowerCase() === 'true') return false;
+  log.error(
+    `Request '${method} ${url.pathname}' failed because it couldn't find the target Connect worker within two hops (between workers).`,
+  );
+  return null;
+}

@@ -20,7 +20,7 @@ import {
 } from './distributed/request-signature.js';
 import type { ConnectorOffset, Herder } from './herder.js';
 import { log4jLevel } from './loggers.js';
-import { restRequest } from './rest-client.js';
+import { FORWARD_CONFLICT_MESSAGE, nextForwardFlag, restRequest } from './rest-client.js';
 import type { RestTls } from './rest-tls.js';
 import type { TargetState } from './status.js';
 
@@ -464,21 +464,11 @@ export class RestServer {
     body: BodyOnce,
     target: RequestTargetError,
   ): Promise<void> {
-    // Java's Boolean.valueOf, as Jersey reads Kafka's `forward` query parameter: "true" in any case, else false.
-    const flag = url.searchParams.get('forward');
-    const forwarded = flag === null ? null : flag.toLowerCase() === 'true';
-    if (forwarded === false) {
-      this.log.error(
-        `Request '${req.method} ${url.pathname}' failed because it couldn't find the target Connect worker within two hops (between workers).`,
-      );
-      return send(res, 409, {
-        error_code: 409,
-        message: 'Cannot complete request because of a conflicting operation (e.g. worker rebalance)',
-      });
-    }
+    const next = nextForwardFlag(req.method, url, this.log);
+    if (next === null) return send(res, 409, { error_code: 409, message: FORWARD_CONFLICT_MESSAGE });
     const text = await body.text();
     const query = new URLSearchParams(url.searchParams);
-    query.set('forward', String(forwarded === null));
+    query.set('forward', String(next));
     const to = new URL(`${url.pathname}?${query.toString()}`, target.targetUrl);
     this.log.debug(`Forwarding ${req.method} ${url.pathname} to ${to.origin}: ${target.message}`);
     const answer = await restRequest(
