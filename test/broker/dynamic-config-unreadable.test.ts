@@ -23,28 +23,11 @@ import { readWhenLeading } from '../helpers/cluster.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+import { ACL_OPEN, connectedZooKeeperTool, zooKeeperCall } from '../helpers/zookeeper-tool.js';
 
 const anyone = new zk.Id('world', 'anyone');
 /** Write and administer: the broker's reads answer NOAUTH while its writes (and the test's) go through. */
 const UNREADABLE = [new zk.ACL(zk.Permission.WRITE | zk.Permission.ADMIN, anyone)];
-const OPEN = [new zk.ACL(zk.Permission.ALL, anyone)];
-
-async function connected(connect: string): Promise<zk.Client> {
-  const client = zk.createClient(connect);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no ZooKeeper session in 10 s')), 10_000);
-    client.once('connected', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    client.connect();
-  });
-  return client;
-}
-
-function call(run: (done: (error: unknown) => void) => void): Promise<void> {
-  return new Promise((resolve, reject) => run((error) => (error ? reject(error) : resolve())));
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -71,7 +54,7 @@ describe('dynamic config nodes that cannot be read', () => {
 
   before(async () => {
     zooKeeper = await startTestZooKeeper();
-    tool = await connected(zooKeeper.connect);
+    tool = await connectedZooKeeperTool(zooKeeper.connect);
   });
   after(async () => {
     tool?.close();
@@ -82,7 +65,7 @@ describe('dynamic config nodes that cannot be read', () => {
   it('keeps the cluster-wide broker default through a change it cannot read; readable again, it applies', async () => {
     const path = brokerConfigPath(DEFAULT_BROKER_ENTITY);
     const kept = { 'log.retention.ms': '-1' };
-    await call((done) => tool!.mkdirp(path, Buffer.from(encodeEntityConfig(kept)), done));
+    await zooKeeperCall((done) => tool!.mkdirp(path, Buffer.from(encodeEntityConfig(kept)), done));
     broker = await startInProcessBroker({
       'zookeeper.connect': zooKeeper.connect,
       'log.retention.check.interval.ms': 50,
@@ -90,7 +73,7 @@ describe('dynamic config nodes that cannot be read', () => {
     try {
       await keepsTheDefault(broker, path);
     } finally {
-      await call((done) => tool!.setACL(path, OPEN, -1, done)).catch(() => {});
+      await zooKeeperCall((done) => tool!.setACL(path, ACL_OPEN, -1, done)).catch(() => {});
       await broker.stop();
       broker = undefined;
     }
@@ -112,10 +95,10 @@ describe('dynamic config nodes that cannot be read', () => {
     assert.equal(await describedValue(broker, topic, 'retention.ms'), '-1');
 
     const changed = { 'log.retention.ms': '-1', 'log.roll.ms': '3600000' };
-    await call((done) => tool!.setData(path, Buffer.from(encodeEntityConfig(changed)), -1, done));
-    await call((done) => tool!.setACL(path, UNREADABLE, -1, done));
+    await zooKeeperCall((done) => tool!.setData(path, Buffer.from(encodeEntityConfig(changed)), -1, done));
+    await zooKeeperCall((done) => tool!.setACL(path, UNREADABLE, -1, done));
     const notification = Buffer.from(encodeConfigChange({ entityPath: `brokers/${DEFAULT_BROKER_ENTITY}` }));
-    await call((done) =>
+    await zooKeeperCall((done) =>
       tool!.create(configChangeCreatePath(), notification, zk.CreateMode.PERSISTENT_SEQUENTIAL, done),
     );
 
@@ -126,7 +109,7 @@ describe('dynamic config nodes that cannot be read', () => {
       [0, 1, 2, 3, 4, 5, 6, 7],
     );
 
-    await call((done) => tool!.setACL(path, OPEN, -1, done));
+    await zooKeeperCall((done) => tool!.setACL(path, ACL_OPEN, -1, done));
     const deadline = Date.now() + 20_000;
     while ((await describedValue(broker, topic, 'segment.ms')) !== '3600000') {
       assert.ok(Date.now() < deadline, 'the change was not applied after the node read again');
@@ -138,11 +121,11 @@ describe('dynamic config nodes that cannot be read', () => {
   it('AlterClientQuotas of a user whose document it cannot read refuses and leaves the document whole', async () => {
     const path = `${CONFIG_PATH}/users/alice`;
     const scram = 'salt=c2FsdA==,stored_key=c3RvcmVk,server_key=c2VydmVy,iterations=4096';
-    await call((done) =>
+    await zooKeeperCall((done) =>
       tool!.mkdirp(path, Buffer.from(encodeEntityConfig({ 'SCRAM-SHA-256': scram })), done),
     );
     broker = await startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect });
-    await call((done) => tool!.setACL(path, UNREADABLE, -1, done));
+    await zooKeeperCall((done) => tool!.setACL(path, UNREADABLE, -1, done));
     const client = await WireClient.connect(broker.host, broker.port);
     try {
       const response = await client.call(ApiKey.ALTER_CLIENT_QUOTAS, 1, {
@@ -158,7 +141,7 @@ describe('dynamic config nodes that cannot be read', () => {
     } finally {
       client.close();
     }
-    await call((done) => tool!.setACL(path, OPEN, -1, done));
+    await zooKeeperCall((done) => tool!.setACL(path, ACL_OPEN, -1, done));
     const data = await new Promise<Buffer>((resolve, reject) =>
       tool!.getData(path, (error, bytes) => (error ? reject(error) : resolve(bytes))),
     );

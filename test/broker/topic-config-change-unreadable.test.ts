@@ -23,28 +23,12 @@ import { readWhenLeading } from '../helpers/cluster.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
-
-const anyone = new zk.Id('world', 'anyone');
-/** Administer only: the broker's read of the node answers NOAUTH, and the test can open it again. */
-const ADMIN_ONLY = [new zk.ACL(zk.Permission.ADMIN, anyone)];
-const OPEN = [new zk.ACL(zk.Permission.ALL, anyone)];
-
-async function connected(connect: string): Promise<zk.Client> {
-  const client = zk.createClient(connect);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('no ZooKeeper session in 10 s')), 10_000);
-    client.once('connected', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    client.connect();
-  });
-  return client;
-}
-
-function call(run: (done: (error: unknown) => void) => void): Promise<void> {
-  return new Promise((resolve, reject) => run((error) => (error ? reject(error) : resolve())));
-}
+import {
+  ACL_ADMIN_ONLY,
+  ACL_OPEN,
+  connectedZooKeeperTool,
+  zooKeeperCall,
+} from '../helpers/zookeeper-tool.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -102,12 +86,12 @@ describe('a topic config change whose node cannot be read', () => {
     assert.equal((await describedOverrides(broker, topic)).get('retention.ms'), '-1');
 
     // The change a tool makes: the node's new content, then its notification. The node is unreadable meanwhile.
-    tool = await connected(zooKeeper.connect);
+    tool = await connectedZooKeeperTool(zooKeeper.connect);
     const path = topicConfigPath(topic);
     const changed = { 'retention.ms': '-1', 'segment.bytes': '1024', 'max.message.bytes': '2000' };
-    await call((done) => tool!.setData(path, Buffer.from(encodeEntityConfig(changed)), -1, done));
-    await call((done) => tool!.setACL(path, ADMIN_ONLY, -1, done));
-    await call((done) =>
+    await zooKeeperCall((done) => tool!.setData(path, Buffer.from(encodeEntityConfig(changed)), -1, done));
+    await zooKeeperCall((done) => tool!.setACL(path, ACL_ADMIN_ONLY, -1, done));
+    await zooKeeperCall((done) =>
       tool!.create(
         configChangeCreatePath(),
         Buffer.from(encodeConfigChange({ entityPath: `topics/${topic}` })),
@@ -123,7 +107,7 @@ describe('a topic config change whose node cannot be read', () => {
     const offsets = (await readWhenLeading(broker, topic)).map((r) => r.offset);
     assert.deepEqual(offsets, [0, 1, 2, 3, 4, 5, 6, 7]);
 
-    await call((done) => tool!.setACL(path, OPEN, -1, done));
+    await zooKeeperCall((done) => tool!.setACL(path, ACL_OPEN, -1, done));
     const deadline = Date.now() + 20_000;
     while ((await describedOverrides(broker, topic)).get('max.message.bytes') !== '2000') {
       assert.ok(Date.now() < deadline, 'the change was not applied after the node read again');

@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import * as zk from 'node-zookeeper-client';
 import { topicConfigPath } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
@@ -17,31 +16,7 @@ import { readWhenLeading } from '../helpers/cluster.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { createTopic, produceBatch, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
-
-/** Sets the ACL of `path` through a plain ZooKeeper client of the test's own. */
-async function setAcl(connect: string, path: string, acls: zk.ACL[]): Promise<void> {
-  const client = zk.createClient(connect);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('no ZooKeeper session in 10 s')), 10_000);
-      client.once('connected', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      client.connect();
-    });
-    await new Promise<void>((resolve, reject) =>
-      client.setACL(path, acls, -1, (error) => (error ? reject(error) : resolve())),
-    );
-  } finally {
-    client.close();
-  }
-}
-
-const anyone = new zk.Id('world', 'anyone');
-/** Administer only: the broker's read of the node answers NOAUTH, and the test can open it again. */
-const ADMIN_ONLY = [new zk.ACL(zk.Permission.ADMIN, anyone)];
-const OPEN = [new zk.ACL(zk.Permission.ALL, anyone)];
+import { ACL_ADMIN_ONLY, ACL_OPEN, setZooKeeperAcl } from '../helpers/zookeeper-tool.js';
 
 describe('a topic config node unreadable at start', () => {
   let zooKeeper: TestZooKeeper;
@@ -80,7 +55,7 @@ describe('a topic config node unreadable at start', () => {
     await broker.stop();
     broker = undefined;
 
-    await setAcl(zooKeeper.connect, topicConfigPath('kept-forever'), ADMIN_ONLY);
+    await setZooKeeperAcl(zooKeeper.connect, topicConfigPath('kept-forever'), ACL_ADMIN_ONLY);
     await assert.rejects(
       startInProcessBroker(overrides(), { dataDir }).then((b) => {
         broker = b;
@@ -88,7 +63,7 @@ describe('a topic config node unreadable at start', () => {
       /config overrides of 1 topics with logs on disk failed \(kept-forever: NOAUTH\)/,
     );
 
-    await setAcl(zooKeeper.connect, topicConfigPath('kept-forever'), OPEN);
+    await setZooKeeperAcl(zooKeeper.connect, topicConfigPath('kept-forever'), ACL_OPEN);
     broker = await startInProcessBroker(overrides(), { dataDir });
     const offsets = (await readWhenLeading(broker, 'kept-forever')).map((r) => r.offset);
     assert.deepEqual(offsets, [0, 1, 2, 3, 4, 5, 6, 7]);
