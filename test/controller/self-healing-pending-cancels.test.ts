@@ -5,16 +5,15 @@
 
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { BrokerId } from '../../src/common/ids.js';
 import { CapturingLogger } from '../../src/common/logger.js';
-import { Controller } from '../../src/controller/controller.js';
+import type { Controller } from '../../src/controller/controller.js';
 import { topicPath } from '../../src/controller/zk-layout/index.js';
 import type { MetricsSources } from '../../src/metrics/broker-metrics.js';
 import { MetricsEndpoint } from '../../src/metrics/metrics-endpoint.js';
 import { parseMetricsListener } from '../../src/metrics/metrics-listener.js';
 import { scrape } from '../metrics/scrape.js';
-import { FaultySession, RecordingChannel, settle } from './helpers.js';
-import { createTopicT, fourBrokers, replicas, TIMEOUT_MS, type Timer } from './self-healing-setup.js';
+import { FaultySession, settle } from './helpers.js';
+import { createTopicT, fourBrokers, healingController, replicas } from './self-healing-setup.js';
 
 const PENDING = 'brook_controller_selfhealing_pendingcancels';
 
@@ -37,27 +36,10 @@ function controllerOnly(controller: Controller): MetricsSources {
 test('a returned broker’s cancel that failed every attempt counts in the pendingcancels gauge until written', async () => {
   const cluster = await fourBrokers();
   const link = new FaultySession(cluster.brokers.get(1)!.session);
-  const timers: Timer[] = [];
-  const controller = new Controller({
-    brokerId: 1 as BrokerId,
+  const { controller, timers } = healingController(cluster, 1, {
     store: link,
-    channel: new RecordingChannel(),
-    clock: cluster.clock,
     logger: new CapturingLogger(),
-    selfHealing: {
-      brokerFailureTimeoutMs: TIMEOUT_MS,
-      throttledRateBytesPerSecond: 1_000_000,
-      schedule: (run, delayMs) => {
-        const timer = { run, delayMs };
-        timers.push(timer);
-        return () => {
-          const i = timers.indexOf(timer);
-          if (i >= 0) timers.splice(i, 1);
-        };
-      },
-    },
   });
-  after(() => controller.stop());
   const listener = parseMetricsListener('http://127.0.0.1:0');
   assert.ok(listener.ok);
   const endpoint = new MetricsEndpoint(listener.value, () => ({}) as never, new CapturingLogger());

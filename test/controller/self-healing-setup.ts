@@ -8,6 +8,7 @@ import { after } from 'node:test';
 import type { BrokerId } from '../../src/common/ids.js';
 import type { CapturingLogger } from '../../src/common/logger.js';
 import { Controller } from '../../src/controller/controller.js';
+import type { CoordinationStore } from '../../src/controller/store/store.js';
 import {
   decodeEntityConfig,
   decodeTopicAssignment,
@@ -25,16 +26,19 @@ export interface Timer {
   delayMs: number;
 }
 
-/** A controller on broker `id` with self-healing on a manual timer list of its own (not started). */
+/**
+ * A controller on broker `id` with self-healing on a manual timer list of its own (not started), on the broker's
+ * session or on `options.store` (a wrapper of it).
+ */
 export function healingController(
   cluster: TestCluster,
   id: number,
-  options: { throttle?: number; logger?: CapturingLogger } = {},
+  options: { throttle?: number; logger?: CapturingLogger; store?: CoordinationStore } = {},
 ): { controller: Controller; timers: Timer[] } {
   const timers: Timer[] = [];
   const controller = new Controller({
     brokerId: id as BrokerId,
-    store: cluster.brokers.get(id)!.session,
+    store: options.store ?? cluster.brokers.get(id)!.session,
     channel: new RecordingChannel(),
     clock: cluster.clock,
     ...(options.logger === undefined ? {} : { logger: options.logger }),

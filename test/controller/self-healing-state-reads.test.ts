@@ -3,14 +3,12 @@
 // of it again, and what it records is what that read saw.
 
 import assert from 'node:assert/strict';
-import { after, test } from 'node:test';
-import type { BrokerId } from '../../src/common/ids.js';
-import { Controller } from '../../src/controller/controller.js';
+import { test } from 'node:test';
 import { decodeSelfHealingState, SELF_HEALING_STATE_PATH } from '../../src/controller/self-healing-state.js';
 import type { CoordinationStore } from '../../src/controller/store/store.js';
 import { BROKER_IDS_PATH } from '../../src/controller/zk-layout/index.js';
-import { RecordingChannel, settle } from './helpers.js';
-import { createTopicT, fourBrokers, replicas, TIMEOUT_MS, type Timer } from './self-healing-setup.js';
+import { settle } from './helpers.js';
+import { createTopicT, fourBrokers, healingController, replicas } from './self-healing-setup.js';
 
 /** `inner`, counting every call that names /brokers/ids itself (children, exists, get, ...). */
 function countingBrokerIdsReads(inner: CoordinationStore): { store: CoordinationStore; reads: () => number } {
@@ -31,26 +29,7 @@ function countingBrokerIdsReads(inner: CoordinationStore): { store: Coordination
 test('a self-healing state write reads nothing of /brokers/ids and records what the controller saw', async () => {
   const cluster = await fourBrokers();
   const counted = countingBrokerIdsReads(cluster.brokers.get(1)!.session);
-  const timers: Timer[] = [];
-  const controller = new Controller({
-    brokerId: 1 as BrokerId,
-    store: counted.store,
-    channel: new RecordingChannel(),
-    clock: cluster.clock,
-    selfHealing: {
-      brokerFailureTimeoutMs: TIMEOUT_MS,
-      throttledRateBytesPerSecond: 1_000_000,
-      schedule: (run, delayMs) => {
-        const timer = { run, delayMs };
-        timers.push(timer);
-        return () => {
-          const i = timers.indexOf(timer);
-          if (i >= 0) timers.splice(i, 1);
-        };
-      },
-    },
-  });
-  after(() => controller.stop());
+  const { controller, timers } = healingController(cluster, 1, { store: counted.store });
   await controller.start();
   await createTopicT(cluster, controller, [[4, 1, 2]]);
   cluster.killBroker(4);
