@@ -597,6 +597,25 @@ describe('group APIs over the wire', () => {
     });
     assert.deepEqual(f.topics, []);
   });
+  it('OffsetDelete of the empty group id answers INVALID_GROUP_ID and keeps its offsets, as Kafka', async () => {
+    // Kafka's coordinators (GroupCoordinator.isValidGroupId, GroupCoordinatorService.deleteOffsets) take the empty
+    // group id for OffsetCommit and OffsetFetch only; OffsetDelete refuses it before looking the group up.
+    const commit = await callReady(ApiKey.OFFSET_COMMIT, 7, commitBody('', -1, '', 9n), (r) => r.errorCode);
+    assert.equal(commit.topics[0].partitions[0].errorCode, E.NONE);
+    const deleted = await client.call(ApiKey.OFFSET_DELETE, 0, {
+      groupId: '',
+      topics: [{ name: 't', partitions: [{ partitionIndex: 0 }] }],
+    });
+    assert.equal(deleted.errorCode, E.INVALID_GROUP_ID);
+    assert.deepEqual(deleted.topics, []);
+    const fetched = await client.call(ApiKey.OFFSET_FETCH, 7, {
+      groupId: '',
+      topics: [{ name: 't', partitionIndexes: [0] }],
+      groups: [],
+      requireStable: false,
+    });
+    assert.equal(fetched.topics[0].partitions[0].committedOffset, 9n);
+  });
   it('OffsetDelete on a live group: NON_EMPTY_GROUP unless a consumer group; unreadable subscriptions keep every topic', async () => {
     /** A one-member Stable group with an offset committed for t-0; answers the member id. */
     async function liveGroup(groupId: string, protocolType: string, metadata: Buffer): Promise<string> {

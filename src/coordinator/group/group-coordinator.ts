@@ -1389,6 +1389,9 @@ export class GroupCoordinator {
     topics: readonly { name: string; partitions: readonly { partitionIndex: number }[] }[],
   ): Promise<{ errorCode: number; topics: PartitionErrors }> {
     const fail = (errorCode: number) => Promise.resolve({ errorCode, topics: [] });
+    // As Kafka's isValidGroupId: the empty group id is kept for OffsetCommit, OffsetFetch, DescribeGroups and
+    // DeleteGroups only, so OffsetDelete refuses it before the coordinator is asked, even when it holds offsets.
+    if (groupId === '') return fail(ErrorCode.INVALID_GROUP_ID);
     const coordinator = this.coordinatorError(groupId);
     if (coordinator !== ErrorCode.NONE) return fail(coordinator);
     const group = this.groups.get(groupId);
