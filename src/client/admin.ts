@@ -955,6 +955,8 @@ export class Admin {
    * Deletes records before `offset` (-1: the high watermark) in each partition; answers the new low watermarks. Each
    * partition's leader is looked up as Kafka's DeleteRecordsHandler does (see deleteRecordsAtLeaders) until
    * `timeoutMs` (default.api.timeout.ms), which is also the request's wait for the low watermark to replicate.
+   * As Kafka's admin (a map by partition), a partition given twice is sent and answered once, with its first offset,
+   * as createTopics and createPartitions keep a topic's first entry.
    */
   async deleteRecords(
     requests: (TopicPartition & { offset: number })[],
@@ -967,10 +969,15 @@ export class Admin {
     }
     const results: (PartitionResult & { lowWatermark: number })[] = [];
     const sendable: (TopicPartition & { offset: number })[] = [];
+    const seen = new Set<string>();
     for (const r of requests) {
       const error = deleteRecordsError(r);
-      if (error === null) sendable.push(r);
-      else {
+      if (error === null) {
+        // The integer partition first: "0/a-1" and "10/a" cannot be mixed up, as "a-1-0" and "a-10" would.
+        const key = `${r.partition}/${r.topic}`;
+        if (!seen.has(key)) sendable.push(r);
+        seen.add(key);
+      } else {
         const topic = typeof r?.topic === 'string' ? r.topic : '';
         const partition = typeof r?.partition === 'number' ? r.partition : -1;
         results.push({ topic, partition, lowWatermark: -1, error });
