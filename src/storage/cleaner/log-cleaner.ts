@@ -128,10 +128,25 @@ export class LogCleaner {
     this.writeCheckpoint();
   }
 
+  /**
+   * A checkpoint the log no longer holds (below its start after records were deleted, above its end after a damaged
+   * tail was cut) goes back to the log start, in memory and in the file at once, as Kafka's
+   * grabFilthiestCompactedLog writes cleanableOffsets' forceUpdateCheckpoint. Answers whether it was reset.
+   */
+  private resetCheckpointOutside(log: Log): boolean {
+    const key = partitionDirName(log.topicPartition);
+    const checkpoint = this.checkpoints.get(key);
+    if (checkpoint === undefined) return false;
+    if (checkpoint >= log.logStartOffset && checkpoint <= log.logEndOffset) return false;
+    this.checkpoints.set(key, log.logStartOffset);
+    return true;
+  }
+
   /** The log that needs cleaning most, or null. */
   pickLog(): CleaningCandidate | null {
     const nowMs = this.options.clock.nowMs();
     let best: CleaningCandidate | null = null;
+    let checkpointsReset = false;
     const rank = (c: CleaningCandidate): number =>
       c.reason === 'max-compaction-lag'
         ? 2 + c.dirtyRatio
@@ -142,6 +157,7 @@ export class LogCleaner {
       const key = partitionDirName(log.topicPartition);
       if (log.isClosed || !log.config.cleanupPolicy.includes('compact')) continue;
       if (this.inProgress.has(key) || this.uncleanable.has(key) || this.paused.has(key)) continue;
+      if (this.resetCheckpointOutside(log)) checkpointsReset = true;
       const firstDirtyOffset = this.firstDirtyOffset(log);
       const range = cleanableRange(log, firstDirtyOffset, nowMs);
       const total = range.cleanBytes + range.dirtyBytes;
@@ -159,6 +175,7 @@ export class LogCleaner {
       const candidate = { log, firstDirtyOffset: range.firstDirtyOffset, dirtyRatio, reason };
       if (best === null || rank(candidate) > rank(best)) best = candidate;
     }
+    if (checkpointsReset) this.writeCheckpoint();
     return best;
   }
 

@@ -8,7 +8,7 @@ import { ManualClock } from '../../../src/common/clock.js';
 import { toOffset } from '../../../src/common/ids.js';
 import { buildBatch } from '../../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
-import { readOffsetCheckpoint } from '../../../src/storage/checkpoint-file.js';
+import { readOffsetCheckpoint, writeOffsetCheckpoint } from '../../../src/storage/checkpoint-file.js';
 import type { Log } from '../../../src/storage/log.js';
 import { type LogConfig, logConfig } from '../../../src/storage/log-config.js';
 import { LogManager } from '../../../src/storage/log-manager.js';
@@ -154,6 +154,34 @@ test('a truncation below the checkpoint brings it down to the new log end, on di
     values(log),
     Array.from({ length: 10 }, (_, k) => `c-${k}`),
   );
+});
+
+test('a checkpoint outside the log is reset to the log start in cleaner-offset-checkpoint at once', async (t) => {
+  // Kafka's LogCleanerManager.cleanableOffsets answers forceUpdateCheckpoint for a checkpoint below the log start
+  // (records deleted past it) or above the log end (a damaged tail), and grabFilthiestCompactedLog writes the log
+  // start to the file then, whether or not the log is picked. min.cleanable.dirty.ratio=1 keeps it from being
+  // picked here, so only the reset can write the file.
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const path = join(dir, 'cleaner-offset-checkpoint');
+  const first = openManager(dir, clock, { minCleanableDirtyRatio: 1 });
+  const log = first.getOrCreateLog(TP);
+  for (const tag of ['a', 'b', 'c']) writeKeys(log, clock, 10, tag);
+  assert.equal(first.cleaner.pickLog(), null);
+  assert.deepEqual(readOffsetCheckpoint(path), [], 'a log never cleaned gets no entry');
+  first.cleaner.adoptCheckpoint(TP, 5);
+  assert.equal(log.deleteRecordsBefore(20).lowWatermark, 20);
+  assert.equal(first.cleaner.pickLog(), null);
+  assert.deepEqual(readOffsetCheckpoint(path), [{ ...TP, offset: 20 }], 'below the log start');
+  first.shutdown();
+
+  writeOffsetCheckpoint(path, [{ ...TP, offset: 1000 }]);
+  const second = openManager(dir, clock, { minCleanableDirtyRatio: 1 });
+  deferCleanup(t, () => second.shutdown());
+  assert.equal(second.getLog(TP)!.logStartOffset, 20);
+  assert.equal(second.cleaner.pickLog(), null);
+  assert.deepEqual(readOffsetCheckpoint(path), [{ ...TP, offset: 20 }], 'above the log end');
+  assert.equal(second.cleaner.checkpointOf(TP), 20);
 });
 
 test('deleting a log drops its checkpoint entry from the file', async (t) => {
