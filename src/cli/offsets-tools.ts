@@ -106,6 +106,19 @@ export function runDeleteRecords(args: string[]): Promise<number> {
   return runTool(deleteRecordsTool, args);
 }
 
+/** The partitions (as topic-partition) that `requests` names more than once, each once. */
+function duplicatePartitions(requests: readonly { topic: string; partition: number }[]): string[] {
+  // Keyed partition first: "topic-partition" alone would mix up topic "a-" partition 1 with "a" partition -1.
+  const seen = new Set<string>();
+  const duplicates = new Map<string, string>();
+  for (const r of requests) {
+    const key = `${r.partition}/${r.topic}`;
+    if (seen.has(key)) duplicates.set(key, `${r.topic}-${r.partition}`);
+    seen.add(key);
+  }
+  return [...duplicates.values()];
+}
+
 async function deleteRecords(args: ParsedArgs): Promise<number> {
   const file = args.required('offset-json-file');
   let parsed: { partitions?: { topic?: unknown; partition?: unknown; offset?: unknown }[] };
@@ -122,6 +135,12 @@ async function deleteRecords(args: ParsedArgs): Promise<number> {
     return { topic: p.topic, partition: p.partition as number, offset: p.offset as number };
   });
   if (requests.length === 0) throw new UsageError(`${file} names no partitions`);
+  // As Kafka's DeleteRecordsCommand: a partition named twice has no one offset to delete to; nothing is sent.
+  const duplicates = duplicatePartitions(requests);
+  if (duplicates.length > 0) {
+    err(`Offset json file contains duplicate topic partitions: ${duplicates.join(',')}`);
+    return 1;
+  }
   const admin = newClient(() => new Admin(clientOptions(args)));
   try {
     if (!args.has('json')) out('Executing records delete operation');

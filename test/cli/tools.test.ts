@@ -193,6 +193,22 @@ test('get-offsets and delete-records', async () => {
   );
   r = await brook(['get-offsets', ...bs(), '--topic', 'cli-o', '--time', '-2', '--json']);
   assert.deepEqual(JSON.parse(r.stdout), [{ topic: 'cli-o', partition: 0, offset: 3 }]);
+  // As Kafka's DeleteRecordsCommand: a partition named twice refuses the whole file before anything is deleted.
+  writeFileSync(
+    file,
+    JSON.stringify({
+      partitions: [
+        { topic: 'cli-o', partition: 0, offset: 4 },
+        { topic: 'cli-o', partition: 0, offset: 5 },
+      ],
+      version: 1,
+    }),
+  );
+  r = await brook(['delete-records', ...bs(), '--offset-json-file', file]);
+  assert.equal(r.code, 1);
+  assert.equal(r.stderr, 'Offset json file contains duplicate topic partitions: cli-o-0\n');
+  r = await brook(['get-offsets', ...bs(), '--topic', 'cli-o', '--time', '-2']);
+  assert.equal(r.stdout, 'cli-o:0:3\n');
   r = await brook(['get-offsets', ...bs(), '--topic', 'cli-missing']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /does not exist/);
