@@ -7,7 +7,7 @@
 
 import type { BrokerId } from '../common/ids.js';
 import { newUuid, type Random, systemRandom } from './random.js';
-import type { ChildrenWithStat, CoordinationStore, StoreErrorCode } from './store/store.js';
+import type { ChildrenWithStat, CoordinationStore, Stat, StoreErrorCode } from './store/store.js';
 import {
   BROKER_IDS_PATH,
   type BrokerRegistration,
@@ -27,6 +27,9 @@ export interface RegisteredBroker {
   readonly brokerEpoch: number;
 }
 
+/** Creates of the registration node that found a node gone by the time it was read (each a session that ended). */
+const CREATE_ATTEMPTS_MAX = 3;
+
 export type RegistrationResult =
   | { readonly ok: true; readonly value: RegisteredBroker }
   | { readonly ok: false; readonly reason: string; readonly code?: StoreErrorCode };
@@ -45,20 +48,37 @@ export async function registerBroker(
   const clusterId = await getOrCreateClusterId(store, random);
   if (!clusterId.ok) return clusterId;
   const path = brokerPath(registration.brokerId);
-  const created = await store.create(path, encodeBrokerRegistration(registration), 'ephemeral');
-  if (!created.ok && created.code !== 'NODEEXISTS') {
-    return { ok: false, reason: `registering ${path} failed`, code: created.code };
+  for (let attempt = 1; ; attempt++) {
+    const created = await store.create(path, encodeBrokerRegistration(registration), 'ephemeral');
+    if (!created.ok && created.code !== 'NODEEXISTS') {
+      return { ok: false, reason: `registering ${path} failed`, code: created.code };
+    }
+    const node = await store.get(path);
+    if (!node.ok && node.code === 'NONODE' && attempt < CREATE_ATTEMPTS_MAX) {
+      // The node the create found was a previous session's, and that session expired before this read: the id
+      // is free now (a broker restarted just as ZooKeeper let its earlier run go). Create again.
+      continue;
+    }
+    if (!node.ok) return { ok: false, reason: `reading ${path} failed`, code: node.code };
+    return ownRegistration(store, registration, node.value.stat, clusterId.value);
   }
-  const node = await store.get(path);
-  if (!node.ok) return { ok: false, reason: `reading ${path} failed`, code: node.code };
-  if (node.value.stat.ephemeralOwner !== store.sessionId) {
+}
+
+/** The registration read back: this session's (the broker epoch is its czxid), or another live session's. */
+function ownRegistration(
+  store: CoordinationStore,
+  registration: BrokerRegistration,
+  stat: Stat,
+  clusterId: string,
+): RegistrationResult {
+  if (stat.ephemeralOwner !== store.sessionId) {
     return {
       ok: false,
-      reason: `broker id ${registration.brokerId} is already registered by another session (${node.value.stat.ephemeralOwner})`,
+      reason: `broker id ${registration.brokerId} is already registered by another session (${stat.ephemeralOwner})`,
       code: 'NODEEXISTS',
     };
   }
-  return { ok: true, value: { clusterId: clusterId.value, brokerEpoch: node.value.stat.czxid } };
+  return { ok: true, value: { clusterId, brokerEpoch: stat.czxid } };
 }
 
 /**

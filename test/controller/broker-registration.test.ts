@@ -54,6 +54,35 @@ test('a broker id held by another live session is refused; the same session may 
   assert.ok(now.ok && again.ok && now.value.brokerEpoch > again.value.brokerEpoch);
 });
 
+test('a previous registration that expires between the create and the read leaves the id free: registered', async () => {
+  const cluster = new TestCluster();
+  after(() => cluster.close());
+  const s1 = cluster.store.openSession();
+  const s2 = cluster.store.openSession();
+  assert.ok((await registerBroker(s1, registration(1))).ok);
+  // s2's create finds s1's node (NODEEXISTS); s1's session ends just before s2 reads the node to see its owner.
+  let expired = false;
+  const racing = new Proxy(s2, {
+    get(target, key, receiver) {
+      const value = Reflect.get(target, key, receiver);
+      if (key !== 'get') return typeof value === 'function' ? value.bind(target) : value;
+      return (path: string, ...rest: unknown[]) => {
+        if (path === brokerPath(1 as BrokerId) && !expired) {
+          expired = true;
+          cluster.store.expireSession(s1.sessionId);
+        }
+        return value.apply(target, [path, ...rest]);
+      };
+    },
+  });
+  const registered = await registerBroker(racing, registration(1));
+  assert.ok(expired, 'the read came after the expiry');
+  assert.ok(registered.ok, registered.ok ? '' : `${registered.reason} (${registered.code})`);
+  const node = await cluster.observer.get(brokerPath(1 as BrokerId));
+  assert.ok(node.ok);
+  assert.equal(node.value.stat.ephemeralOwner, s2.sessionId);
+});
+
 test('a damaged registration is reported and the others are still read', async () => {
   const cluster = new TestCluster();
   after(() => cluster.close());
