@@ -304,6 +304,8 @@ describe('kafkajs and @platformatic/kafka admin and consumer surfaces against a 
 
     const batches: [number, number, string][] = [];
     const values: Record<number, string[]> = { 0: [], 1: [] };
+    /** Per partition, the offset the last answered commit of eachBatch carried. */
+    const committedTo: Record<number, string> = {};
     const consumer = kafka.consumer({
       groupId: 'ajs-consumer',
       maxBytesPerPartition: 1024,
@@ -329,12 +331,18 @@ describe('kafkajs and @platformatic/kafka admin and consumer surfaces against a 
           await commitOffsetsIfNecessary({
             topics: [{ topic: 'ajs-consume', partitions: [{ partition: batch.partition, offset: next }] }],
           });
+          committedTo[batch.partition] = next;
         },
       });
+      // The values arrive before their batch's commit is answered: wait for both, then read what the broker holds.
       await waitUntil(
-        () => values[0]!.length === 30 && values[1]!.length >= 4,
+        () =>
+          values[0]!.length === 30 &&
+          values[1]!.length >= 4 &&
+          committedTo[0] === '30' &&
+          committedTo[1] === '7',
         30_000,
-        () => 'all records consumed',
+        () => `all records consumed and committed (committed ${JSON.stringify(committedTo)})`,
       );
       // Each produced batch of 10 (about 2 KiB) is larger than 1024 bytes: Kafka returns one whole batch per fetch.
       assert.deepEqual(
