@@ -921,7 +921,8 @@ export class StreamThread {
           store,
           engine: e.engine,
           from: saved === undefined ? null : saved + 1,
-          apply: (r) => restoreInto(e.engine, e.timestamped, r.key!, r.value, r.timestamp),
+          apply:
+            e.restoreRecord ?? ((r) => restoreInto(e.engine, e.timestamped, r.key!, r.value, r.timestamp)),
         });
       }
     }

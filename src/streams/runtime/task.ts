@@ -32,7 +32,7 @@ import type { CacheBudget, CacheRecordContext } from '../state/record-cache.js';
 import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
-import { SuppressBuffer } from '../state/suppress-buffer.js';
+import { type ChangelogRecord, SuppressBuffer } from '../state/suppress-buffer.js';
 import { DuplicatesWindowStore, TimestampedWindowStore } from '../state/window-store.js';
 import { FailOnInvalidTimestamp } from '../timestamp-extractors.js';
 import type { SinkNode, SourceNode, Subtopology, TimestampExtractor, Topology } from '../topology.js';
@@ -124,10 +124,17 @@ export class Task {
   /**
    * Store name -> its engine and format, for restoration; `changelog` is the topic it is restored from: its own
    * changelog, or the source topic of a store connected to one (Topology.sourceChangelogs), null for neither.
+   * `restoreRecord`, when present, takes each changelog record whole instead of the engine's put: a suppress
+   * buffer reads its format version from the headers and its legacy record contexts from the record.
    */
   readonly engines = new Map<
     string,
-    { engine: BytesKeyValueStore; timestamped: boolean; changelog: string | null }
+    {
+      engine: BytesKeyValueStore;
+      timestamped: boolean;
+      changelog: string | null;
+      restoreRecord?: (r: ChangelogRecord) => void;
+    }
   >();
   private streamTimeMs = -1;
   /** The input record being processed (its place in the input; what recordMetadata() reports). */
@@ -246,11 +253,17 @@ export class Task {
       changelog ?? builder.name,
       changelog === null
         ? null
-        : (key, value, headers) =>
-            this.env.collector.send(changelog, key, value, this.currentTimestampMs, headers, this.partition),
+        : // Kafka's buffer sends its changelog records without a timestamp: the producer stamps its clock.
+          (key, value, headers) =>
+            this.env.collector.send(changelog, key, value, this.env.wallClockMs(), headers, this.partition),
     );
     this.stores.set(builder.name, buffer);
-    this.engines.set(builder.name, { engine: buffer.restoreTarget(), timestamped: false, changelog });
+    this.engines.set(builder.name, {
+      engine: buffer.restoreTarget(),
+      timestamped: false,
+      changelog,
+      restoreRecord: (r) => buffer.restoreRecord(r),
+    });
   }
 
   /** Calls each processor's init, in the order the nodes were added; after the stores are restored. */

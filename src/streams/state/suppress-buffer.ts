@@ -15,8 +15,12 @@
 // value (each int32-prefixed, -1 for null), then the 8-byte buffer time. The key is the serialized key. The
 // prior value is the old value of the key's first buffered update: the emitted change spans every held update.
 //
-// Restoration applies the changelog in order: a tombstone removes the key, a value puts the entry; a key
-// already buffered keeps its place (Kafka's non-resetting put).
+// Each changelog record has the wall clock as its timestamp (Kafka's buffer sends none, so its producer stamps
+// its own clock), not the record's being processed; a value has the header "v" = [3], a tombstone no header.
+//
+// Restoration applies the changelog in order: a tombstone removes the key, a value puts the entry read in the
+// format its "v" header names (Kafka's versions 3, 2, 1 and 0, so a changelog written by any Kafka Streams
+// since 2.1 restores); a key already buffered keeps its place (Kafka's non-resetting put).
 //
 // Size, as Kafka counts it for BufferConfig.maxBytes (computeRecordSize of its in-memory buffer): per entry 8
 // (buffer time) + key bytes + prior + old (not counted when it equals the prior) + new + the record context (8
@@ -31,6 +35,11 @@ import type { StateStore } from './stores.js';
 
 /** The changelog value format this buffer writes (Kafka's suppress changelog version 3). */
 export const SUPPRESS_CHANGELOG_HEADERS: readonly Header[] = [{ key: 'v', value: Buffer.from([3]) }];
+
+/** The "v" header values of the formats Kafka's buffer restores (no header: version 0). */
+const V1 = Buffer.from([1]);
+const V2 = Buffer.from([2]);
+const V3 = Buffer.from([3]);
 
 const NULL_LENGTH = -1;
 const OLD_IS_PRIOR = -2;
@@ -100,57 +109,168 @@ export function encodeBufferValue(e: BufferedEntry): Buffer {
   return Buffer.concat(parts);
 }
 
-export function decodeBufferValue(keyBytes: Buffer, value: Buffer): BufferedEntry {
-  let at = 0;
-  const need = (n: number) => {
-    if (at + n > value.length) throw new Error(`suppress changelog value truncated at byte ${at}`);
-  };
-  const int = () => {
-    need(4);
-    const n = value.readInt32BE(at);
-    at += 4;
+/**
+ * Reads Kafka's buffer encodings front to back; a read past the end throws (Kafka's BufferUnderflowException).
+ */
+class ValueReader {
+  private at = 0;
+
+  constructor(private readonly value: Buffer) {}
+
+  private need(n: number): void {
+    if (this.at + n > this.value.length)
+      throw new Error(`suppress changelog value truncated at byte ${this.at}`);
+  }
+
+  int(): number {
+    this.need(4);
+    const n = this.value.readInt32BE(this.at);
+    this.at += 4;
     return n;
-  };
-  const long = () => {
-    need(8);
-    const n = Number(value.readBigInt64BE(at));
-    at += 8;
+  }
+
+  long(): number {
+    this.need(8);
+    const n = Number(this.value.readBigInt64BE(this.at));
+    this.at += 8;
     return n;
-  };
-  const sized = (length: number) => {
+  }
+
+  /** `length` bytes, null for -1 (Kafka's getNullableArray). */
+  sized(length: number): Buffer | null {
     if (length === NULL_LENGTH) return null;
     if (length < 0) throw new Error(`suppress changelog value: bad length ${length}`);
-    need(length);
-    const b = Buffer.from(value.subarray(at, at + length));
-    at += length;
+    this.need(length);
+    const b = Buffer.from(this.value.subarray(this.at, this.at + length));
+    this.at += length;
     return b;
-  };
-  const timestamp = long();
-  const offset = long();
-  const topic = sized(int());
-  if (topic === null) throw new Error('suppress changelog value: null topic');
-  const partition = int();
-  const headerCount = int();
-  const headers: Header[] = [];
-  for (let i = 0; i < headerCount; i++) {
-    const key = sized(int());
-    if (key === null) throw new Error('suppress changelog value: null header key');
-    headers.push({ key: key.toString('utf8'), value: sized(int()) });
   }
-  const prior = sized(int());
-  const oldLength = int();
-  const old = oldLength === OLD_IS_PRIOR ? prior : sized(oldLength);
-  const newValue = sized(int());
-  const timeMs = long();
-  if (at !== value.length) throw new Error(`suppress changelog value: ${value.length - at} bytes left over`);
-  return {
-    keyBytes,
-    timeMs,
-    prior,
-    old,
-    new: newValue,
-    context: { timestamp, offset, topic: topic.toString('utf8'), partition, headers },
-  };
+
+  /** An int32-prefixed array, null for -1 (Kafka's getNullableSizePrefixedArray). */
+  prefixed(): Buffer | null {
+    return this.sized(this.int());
+  }
+
+  /** ProcessorRecordContext.deserialize (a header count of -1, from old versions, is no headers). */
+  context(): BufferedContext {
+    const timestamp = this.long();
+    const offset = this.long();
+    const topic = this.prefixed();
+    if (topic === null) throw new Error('suppress changelog value: null topic');
+    const partition = this.int();
+    const headerCount = this.int();
+    const headers: Header[] = [];
+    for (let i = 0; i < headerCount; i++) {
+      const key = this.prefixed();
+      if (key === null) throw new Error('suppress changelog value: null header key');
+      headers.push({ key: key.toString('utf8'), value: this.prefixed() });
+    }
+    return { timestamp, offset, topic: topic.toString('utf8'), partition, headers };
+  }
+
+  /** FullChangeSerde's legacy array (old, then new, each int32-prefixed) inside an int32-prefixed array. */
+  legacyChange(): { old: Buffer | null; new: Buffer | null } {
+    const array = this.prefixed();
+    if (array === null) throw new Error('suppress changelog value: null change');
+    return new ValueReader(array).legacyChangeInline();
+  }
+
+  /** FullChangeSerde's legacy array read in place: old, then new, each int32-prefixed. */
+  legacyChangeInline(): { old: Buffer | null; new: Buffer | null } {
+    const old = this.prefixed();
+    return { old, new: this.prefixed() };
+  }
+
+  end(): void {
+    if (this.at !== this.value.length)
+      throw new Error(`suppress changelog value: ${this.value.length - this.at} bytes left over`);
+  }
+}
+
+/** Kafka's changelog value version 3 (BufferValue + buffer time), the one this buffer writes. */
+export function decodeBufferValue(keyBytes: Buffer, value: Buffer): BufferedEntry {
+  const r = new ValueReader(value);
+  const context = r.context();
+  const prior = r.prefixed();
+  const oldLength = r.int();
+  const old = oldLength === OLD_IS_PRIOR ? prior : r.sized(oldLength);
+  const newValue = r.prefixed();
+  const timeMs = r.long();
+  r.end();
+  return { keyBytes, timeMs, prior, old, new: newValue, context };
+}
+
+/** One record of the buffer's changelog, as the restore consumer hands it. */
+export interface ChangelogRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly key: Buffer | null;
+  readonly value: Buffer | null;
+  readonly headers: readonly Header[];
+}
+
+/**
+ * Version 2 (Kafka 2.3): context, the int32-prefixed legacy change, the prior value, the buffer time. Kafka
+ * 2.4.0 to 2.5.0 wrote version 3 values under the "v" = [2] header, so a value that does not read as version 2
+ * is read as version 3 (Kafka's duckTypeV2).
+ */
+function decodeV2(keyBytes: Buffer, value: Buffer): BufferedEntry {
+  let v2Error: unknown;
+  try {
+    const r = new ValueReader(value);
+    const context = r.context();
+    const change = r.legacyChange();
+    const prior = r.prefixed();
+    const timeMs = r.long();
+    return { keyBytes, timeMs, prior, old: change.old, new: change.new, context };
+  } catch (e) {
+    v2Error = e;
+  }
+  try {
+    return decodeBufferValue(keyBytes, value);
+  } catch (v3Error) {
+    throw new Error(
+      `suppress changelog value of version 2 reads neither as version 2 (${(v2Error as Error).message}) nor as version 3 (${(v3Error as Error).message})`,
+    );
+  }
+}
+
+/**
+ * Version 1 (buffer time, context, the int32-prefixed legacy change) or 0 (buffer time, the legacy change; the
+ * context is the changelog record's own). Neither carries a prior value: Kafka takes the buffered entry's
+ * prior when it is not null, else the old value.
+ */
+function decodeLegacy(
+  keyBytes: Buffer,
+  record: ChangelogRecord,
+  hasContext: boolean,
+  bufferedPrior: Buffer | null,
+): BufferedEntry {
+  const r = new ValueReader(record.value!);
+  const timeMs = r.long();
+  const context: BufferedContext = hasContext
+    ? r.context()
+    : {
+        timestamp: record.timestamp,
+        offset: record.offset,
+        topic: record.topic,
+        partition: record.partition,
+        headers: record.headers.map((h) => ({ key: h.key, value: h.value })),
+      };
+  const change = hasContext ? r.legacyChange() : r.legacyChangeInline();
+  return { keyBytes, timeMs, prior: bufferedPrior ?? change.old, old: change.old, new: change.new, context };
+}
+
+/**
+ * The "v" header's value (its last occurrence, as Kafka's lastHeader), or null without one (version 0). A "v"
+ * header with a null value names no version: empty, it fails restoration as Kafka's does.
+ */
+function formatVersion(headers: readonly Header[]): Buffer | null {
+  for (let i = headers.length - 1; i >= 0; i--)
+    if (headers[i]!.key === 'v') return headers[i]!.value ?? Buffer.alloc(0);
+  return null;
 }
 
 /** An entry's size in Kafka's estimate (InMemoryTimeOrderedKeyValueChangeBuffer.computeRecordSize). */
@@ -329,7 +449,32 @@ export class SuppressBuffer implements StateStore {
     this.dirty.clear();
   }
 
-  /** Applies one changelog record during restoration (never marks a key dirty). */
+  /**
+   * Applies one changelog record during restoration in the format its "v" header names (Kafka's restoreBatch):
+   * 3 (this buffer's), 2 (or 3 under a 2 header), 1 (buffer time, context, legacy change) or none (version 0:
+   * buffer time, legacy change; the context is the changelog record's own). Versions 0 and 1 carry no prior
+   * value (decodeLegacy). Another version throws, as Kafka's "Restoring apparently invalid changelog record".
+   */
+  restoreRecord(record: ChangelogRecord): void {
+    assert.ok(record.key !== null, `suppress buffer ${this.name}: a changelog record without a key`);
+    const keyBytes = Buffer.from(record.key);
+    const id = keyBytes.toString('latin1');
+    if (record.value === null) {
+      this.remove(id);
+      return;
+    }
+    const version = formatVersion(record.headers);
+    if (version?.equals(V3)) this.cleanPut(decodeBufferValue(keyBytes, record.value));
+    else if (version?.equals(V2)) this.cleanPut(decodeV2(keyBytes, record.value));
+    else if (version === null || version.equals(V1))
+      this.cleanPut(decodeLegacy(keyBytes, record, version !== null, this.index.get(id)?.prior ?? null));
+    else
+      throw new Error(
+        `suppress buffer ${this.name}: restoring apparently invalid changelog record (${record.topic}-${record.partition} offset ${record.offset}, version header ${version.toString('hex')})`,
+      );
+  }
+
+  /** Applies one version-3 changelog value (or tombstone) during restoration (never marks a key dirty). */
   restore(keyBytes: Buffer, value: Buffer | null): void {
     const id = keyBytes.toString('latin1');
     if (value === null) this.remove(id);
