@@ -3,12 +3,16 @@
 // line (a .properties file of the connector config, or a .json file shaped as the body of POST /connectors or
 // as a bare config object). Prints "REST server listening at URL" and "Kafka Connect started" once it serves
 // (tests and scripts wait for those lines); runs until SIGTERM or SIGINT and exits 0 after stopping every
-// task. A bad worker or connector config exits 2 with one line saying why.
+// task. As Kafka's ConnectStandalone, the connector files are read once the worker serves: a bad worker config
+// exits 2, a connector file that cannot be read or a connector that cannot be created exits 3, with one line
+// saying why. A file shaped as the body of POST /connectors may hold `initial_state` (KIP-980: RUNNING, PAUSED or
+// STOPPED), with which the connector is created.
 
 import { readFileSync } from 'node:fs';
 import { ConnectException } from '../connect/errors.js';
 import { parseProperties } from '../connect/runtime/properties.js';
 import { startStandalone } from '../connect/runtime/standalone.js';
+import type { TargetState } from '../connect/runtime/status.js';
 import { runWorker } from './connect-worker.js';
 
 const USAGE =
@@ -20,16 +24,23 @@ export function runConnectStandalone(args: string[]): Promise<number> {
       command: 'connect-standalone',
       usage: USAGE,
       fileCount: (n) => n >= 1,
-      load: (workerProps, files) => ({ workerProps, connectors: files.map(readConnectorFile) }),
+      load: (workerProps, files) => ({ workerProps, connectorFiles: files }),
       start: (loaded, sink) => startStandalone(loaded.workerProps, sink),
       async afterStart(worker, loaded, log) {
-        for (const config of loaded.connectors) {
+        // One at a time and in order, as Kafka's processExtraArgs: the first failure stops the worker.
+        for (const path of loaded.connectorFiles) {
+          let request: ConnectorFile;
           try {
-            const name = config.name ?? '';
-            await worker.herder.putConnectorConfig(name, config, false);
+            request = readConnectorFile(path);
+          } catch (err) {
+            return (err as Error).message;
+          }
+          const name = request.config.name ?? '';
+          try {
+            await worker.herder.putConnectorConfig(name, request.config, false, request.initialState);
             log.info(`Created connector ${name}`);
           } catch (err) {
-            return `failed to create connector ${config.name ?? '(no name)'}: ${(err as Error).message}`;
+            return `failed to create connector ${name} from ${path}: ${(err as Error).message}`;
           }
         }
         return null;
@@ -39,13 +50,21 @@ export function runConnectStandalone(args: string[]): Promise<number> {
   );
 }
 
+/** What a connector file asks for: Kafka's CreateConnectorRequest. */
+interface ConnectorFile {
+  config: Record<string, string>;
+  /** The target state the connector is created in: `initial_state`, RUNNING (STARTED) when absent. */
+  initialState: TargetState;
+}
+
 /**
  * A connector file as Kafka's ConnectStandalone.parseConnectorConfigurationFile reads it, whatever its name ends
  * with: a JSON object of plain values (the config, which must hold `name`), else a JSON object shaped as the body
- * of POST /connectors (a `name` in its config must be the body's, else the body's is put there), else a
- * .properties file (which must hold `name`), with Kafka's messages.
+ * of POST /connectors (a `name` in its config must be the body's, else the body's is put there; `initial_state` one
+ * of Kafka's InitialState names in any case, else the object is no such body), else a .properties file (which must
+ * hold `name`), with Kafka's messages.
  */
-function readConnectorFile(path: string): Record<string, string> {
+function readConnectorFile(path: string): ConnectorFile {
   const text = readFileSync(path, 'utf8');
   let json: unknown;
   try {
@@ -54,11 +73,12 @@ function readConnectorFile(path: string): Record<string, string> {
     json = undefined;
   }
   const flat = plainValues(json);
-  if (flat !== null) return withName(path, flat);
+  if (flat !== null) return { config: withName(path, flat), initialState: 'STARTED' };
   if (typeof json === 'object' && json !== null && !Array.isArray(json)) {
     const request = json as Record<string, unknown>;
     const config = plainValues(request.config ?? {});
-    if (config !== null) {
+    const initialState = initialStateOf(request.initial_state);
+    if (config !== null && initialState !== null) {
       const name = typeof request.name === 'string' ? request.name : undefined;
       if (config.name !== undefined) {
         if (config.name !== name)
@@ -68,10 +88,23 @@ function readConnectorFile(path: string): Record<string, string> {
       } else if (name !== undefined) {
         config.name = name;
       }
-      return config;
+      return { config, initialState };
     }
   }
-  return withName(path, parseProperties(text));
+  return { config: withName(path, parseProperties(text)), initialState: 'STARTED' };
+}
+
+/**
+ * `initial_state` as Jackson reads Kafka's CreateConnectorRequest.InitialState (forValue: the name in any case),
+ * as a target state; null when Jackson would refuse it, which makes the file no such request.
+ */
+function initialStateOf(v: unknown): TargetState | null {
+  if (v === undefined || v === null) return 'STARTED';
+  if (typeof v !== 'string') return null;
+  const state = v.toUpperCase();
+  if (state === 'RUNNING') return 'STARTED';
+  if (state === 'PAUSED' || state === 'STOPPED') return state;
+  return null;
 }
 
 /** A JSON object whose values are all strings, numbers or booleans, as strings (Jackson's Map<String, String>). */

@@ -1,15 +1,26 @@
 // What `brook connect-standalone` and `brook connect-distributed` share: the arguments (`-daemon` accepted and
-// ignored, as Kafka's scripts take it), the worker properties file, starting the worker with its error handling (a
-// bad config, a file that cannot be read or a port in use exits 2 with one line saying why; anything else is a
-// bug and is thrown), the lines tests and scripts wait for ("REST server listening at URL", "Kafka Connect
-// started"), and running until SIGTERM or SIGINT, then stopping the worker and exiting 0 (1 when the worker failed
-// first: a distributed herder whose group was refused).
+// ignored, as Kafka's scripts take it), the worker properties file, starting the worker with its error handling,
+// the lines tests and scripts wait for ("REST server listening at URL", "Kafka Connect started"), and running until
+// SIGTERM or SIGINT, then stopping the worker and exiting 0. The exit codes are Kafka's AbstractConnectCli and
+// ConnectStandalone ones, which scripts and service managers test: 1 for the usage (no worker properties, or
+// --help), 2 when the worker cannot start (a bad config, a file that cannot be read, a port in use; anything else is
+// a bug and is thrown), 3 when the work after the start fails (a connector file that cannot be read or created),
+// and 1 when the worker failed after it started (a distributed herder whose group was refused).
 
 import { readFileSync } from 'node:fs';
 import type { Logger, LogSink } from '../common/logger.js';
 import { ConnectException } from '../connect/errors.js';
 import { CONNECT_LOGGERS, type Loggers } from '../connect/runtime/loggers.js';
 import { parseProperties } from '../connect/runtime/properties.js';
+
+/** Missing arguments or --help: AbstractConnectCli.run. */
+export const EXIT_USAGE = 1;
+/** The worker could not be configured or started: AbstractConnectCli.run's catch. */
+export const EXIT_START_FAILED = 2;
+/** The work after the start failed (a connector file): ConnectStandalone.processExtraArgs. */
+export const EXIT_AFTER_START_FAILED = 3;
+/** The herder failed after the start: DistributedHerder's work thread exits the process. */
+export const EXIT_HERDER_FAILED = 1;
 
 export interface RunningWorker {
   readonly restUrl: string;
@@ -27,11 +38,11 @@ export interface WorkerCommand<L, W extends RunningWorker> {
   usage: string;
   /** Whether this many file arguments (the worker properties first) are right. */
   fileCount(n: number): boolean;
-  /** Reads what the files other than the worker properties hold; throws when one is bad. */
+  /** Reads what the worker needs to start from the files other than the worker properties; throws when one is bad. */
   load(workerProps: Record<string, string>, otherFiles: string[]): L;
   /** Starts the worker, its log lines (formatted by its loggers) written to `sink`. */
   start(loaded: L, sink: LogSink): Promise<W>;
-  /** Work after the worker serves (creating connectors): an error message stops it and exits 2. */
+  /** Work after the worker serves (creating connectors): an error message stops it and exits 3. */
   afterStart?(worker: W, loaded: L, log: Logger): Promise<string | null>;
   /** How long the process may linger after the worker stopped before it exits anyway. */
   exitGraceMs?: number;
@@ -41,18 +52,19 @@ export async function runWorker<L, W extends RunningWorker>(
   c: WorkerCommand<L, W>,
   args: string[],
 ): Promise<number> {
+  // Kafka's AbstractConnectCli.run exits 1 on --help as on missing arguments.
   if (args.includes('--help') || args.includes('-h')) {
     process.stdout.write(c.usage);
-    return 0;
+    return EXIT_USAGE;
   }
   const files = args.filter((a) => a !== '-daemon');
   if (!c.fileCount(files.length)) {
     process.stderr.write(c.usage);
-    return 2;
+    return EXIT_USAGE;
   }
-  const fail = (message: string) => {
+  const fail = (message: string, code = EXIT_START_FAILED) => {
     process.stderr.write(`brook ${c.command}: ${message}\n`);
-    return 2;
+    return code;
   };
   const sink: LogSink = (line) => process.stderr.write(`${line}\n`);
   let loaded: L;
@@ -78,7 +90,7 @@ export async function runWorker<L, W extends RunningWorker>(
   const problem = (await c.afterStart?.(worker, loaded, log)) ?? null;
   if (problem !== null) {
     await worker.stop();
-    return fail(problem);
+    return fail(problem, EXIT_AFTER_START_FAILED);
   }
   process.stdout.write('Kafka Connect started\n');
   const failure = await untilSignalOrFailure(worker.failed);
@@ -86,7 +98,7 @@ export async function runWorker<L, W extends RunningWorker>(
   await worker.stop();
   log.info('Kafka Connect stopped');
   // A failed herder: Kafka's exits the process with status 1.
-  const code = failure === null ? 0 : 1;
+  const code = failure === null ? 0 : EXIT_HERDER_FAILED;
   if (c.exitGraceMs !== undefined) setTimeout(() => process.exit(code), c.exitGraceMs).unref();
   return code;
 }

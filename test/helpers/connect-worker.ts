@@ -43,7 +43,8 @@ export function pluginDirWith(dir: string, fixture: string, subdir = 'plugins'):
 export async function startConnectWorker(
   dir: string,
   workerProps: Record<string, string | number | boolean>,
-  connectors: Record<string, string | number | boolean>[] = [],
+  /** Connector files: a config written as a .properties file, or a string written as it is to a .json file. */
+  connectors: (Record<string, string | number | boolean> | string)[] = [],
   options: { expectFailure?: boolean; mode?: 'standalone' | 'distributed' } = {},
 ): Promise<ConnectWorker> {
   const workerFile = join(dir, `worker-${Date.now()}-${Math.random().toString(36).slice(2)}.properties`);
@@ -52,8 +53,9 @@ export async function startConnectWorker(
     propertiesText({ listeners: 'http://127.0.0.1:0', 'offset.flush.interval.ms': 500, ...workerProps }),
   );
   const connectorFiles = connectors.map((c, i) => {
-    const f = join(dir, `connector-${i}-${Date.now()}.properties`);
-    writeFileSync(f, propertiesText(c));
+    const json = typeof c === 'string';
+    const f = join(dir, `connector-${i}-${Date.now()}.${json ? 'json' : 'properties'}`);
+    writeFileSync(f, json ? c : propertiesText(c));
     return f;
   });
   const child: ChildProcess = spawn(
