@@ -2,11 +2,13 @@
 // ConnectorOffsetBackingStore): reads prefer the connector's topic and fall back to the worker's global one (where
 // the connector's offsets were before it had a topic of its own); writes go to the connector's topic first, then
 // to the global one, so tools that read only the global topic still see them (tombstones to the global one first:
-// see writeWith). With exactly-once, the write to the connector's topic is part of the task's transaction and only
+// see writeWith). That copy is not awaited and its failure is a warning: the write is done once the connector's topic
+// holds it. With exactly-once, the write to the connector's topic is part of the task's transaction and only
 // the global copy goes through write(); an offsets change writes it in a transaction of its own (writeWith).
 // Without a secondary (the connector's topic is the worker's, Kafka's withOnlyConnectorStore) the primary is the
 // only one.
 
+import type { Logger } from '../../common/logger.js';
 import type { SourceOffset, SourcePartition } from '../api/records.js';
 import type { OffsetStore } from './offset-store.js';
 
@@ -16,6 +18,8 @@ export class ConnectorOffsetStore implements OffsetStore {
   constructor(
     readonly primary: OffsetStore,
     readonly secondary: OffsetStore | null,
+    /** Kafka's ConnectorOffsetBackingStore logger: a failed copy to the secondary is a warning there. */
+    private readonly log: Logger,
     /** Stops the primary store when it is its holder's alone (a task's), else nothing. */
     private readonly onRelease: () => Promise<void> = async () => {},
     /** Opens the primary store when it is its holder's alone (a task's, when it starts), else nothing. */
@@ -55,7 +59,10 @@ export class ConnectorOffsetStore implements OffsetStore {
    * Writes through `writePrimary` for the primary store (an exactly-once offsets change writes it in a
    * transaction), in Kafka's ConnectorOffsetBackingStore.set order: with a secondary, its tombstones first, so a
    * partition reset in the primary cannot fall back to an offset the secondary still holds (a failure there
-   * writes nothing), then every entry to the primary, then the other entries to the secondary.
+   * writes nothing), then every entry to the primary, then the other entries to the secondary. That last copy
+   * is started, not awaited, and a failure of it only logged (Kafka's setPrimaryThenSecondary completes the write
+   * with the primary's result): the offsets are written once the primary holds them, and a global topic that
+   * refuses or stalls must neither fail nor hold an offsets change or a task's commit.
    */
   async writeWith(
     connector: string,
@@ -66,7 +73,20 @@ export class ConnectorOffsetStore implements OffsetStore {
     if (this.secondary !== null && tombstones.length > 0) await this.secondary.write(connector, tombstones);
     await writePrimary(entries);
     const regular = entries.filter((e) => e.offset !== null);
-    if (this.secondary !== null && regular.length > 0) await this.secondary.write(connector, regular);
+    if (this.secondary !== null && regular.length > 0)
+      this.copyToSecondary(this.secondary, connector, regular);
+  }
+
+  private copyToSecondary(secondary: OffsetStore, connector: string, entries: OffsetEntry[]): void {
+    const warn = (err: unknown) =>
+      this.log.warn(
+        `Failed to write offsets to secondary backing store (connector ${connector}): ${(err as Error).message}`,
+      );
+    try {
+      secondary.write(connector, entries).catch(warn);
+    } catch (err) {
+      warn(err);
+    }
   }
 
   async refresh(): Promise<void> {

@@ -40,6 +40,8 @@ export const CONNECT_LOGGERS = {
   /** The internal topics' keys (kafka-based-log.ts storageTopicSettings). */
   distributedConfig: 'org.apache.kafka.connect.runtime.distributed.DistributedConfig',
   kafkaBasedLog: 'org.apache.kafka.connect.util.KafkaBasedLog',
+  /** A source connector's own offsets topic with the worker's as its secondary (connector-offset-store.ts). */
+  connectorOffsetBackingStore: 'org.apache.kafka.connect.storage.ConnectorOffsetBackingStore',
   restServer: 'org.apache.kafka.connect.runtime.rest.RestServer',
   /** plugin.path (builtin-plugins.ts). */
   plugins: 'org.apache.kafka.connect.runtime.isolation.Plugins',

@@ -71,10 +71,12 @@ export class Worker {
    */
   readonly internalClientOptions: Record<string, unknown>;
   private readonly log: Logger;
+  private readonly offsetStoreLog: Logger;
 
   constructor(readonly o: WorkerOptions) {
     this.internalClientOptions = { ...o.clientOptions, ...clientSecurity(o.config.raw) };
     this.log = o.loggers.logger(CONNECT_LOGGERS.worker);
+    this.offsetStoreLog = o.loggers.logger(CONNECT_LOGGERS.connectorOffsetBackingStore);
   }
 
   get loggers(): Loggers {
@@ -286,6 +288,7 @@ export class Worker {
       return new ConnectorOffsetStore(
         store,
         fallback,
+        this.offsetStoreLog,
         () => store.stop(),
         () => startWithin(store, own.topic, timeoutMs),
       );
@@ -308,7 +311,7 @@ export class Worker {
       });
       cached = opened;
     }
-    return new ConnectorOffsetStore(await cached.store, fallback);
+    return new ConnectorOffsetStore(await cached.store, fallback, this.offsetStoreLog);
   }
 
   /**
