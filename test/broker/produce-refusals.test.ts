@@ -170,6 +170,26 @@ describe('produce requests refused before the append', () => {
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
   });
 
+  it('a 128 KiB batch with one byte changed anywhere is CORRUPT_MESSAGE, and the same batch intact is appended', async () => {
+    // 128 records of 1 KiB: the CRC runs over long and short blocks and a tail (src/native/crc32c.c), so a byte
+    // changed in the first, middle or last block, or in the last few bytes, must each be caught.
+    const value = Buffer.alloc(1024, 0x61);
+    const batch = buildBatch(Array.from({ length: 128 }, () => ({ value })));
+    assert.ok(batch.length > 3 * 8192 * 5, `a batch of ${batch.length} bytes spans several long blocks`);
+    for (const at of [BATCH_HEADER_BYTES, 30_000, 70_000, batch.length - 300, batch.length - 1]) {
+      const corrupt = Buffer.from(batch);
+      corrupt[at]! ^= 0x01;
+      const before = await endOffset('refusals');
+      const response = await produceBatch(suite.client, 'refusals', corrupt);
+      assert.equal(response.errorCode, ErrorCode.CORRUPT_MESSAGE, `byte ${at} of ${batch.length}`);
+      assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+    }
+    const before = await endOffset('refusals');
+    const intact = await produceBatch(suite.client, 'refusals', batch);
+    assert.equal(intact.errorCode, ErrorCode.NONE);
+    assert.equal(await endOffset('refusals'), before + 128n);
+  });
+
   it("a client's batch with a base offset other than 0 is INVALID_RECORD", async () => {
     const before = await endOffset('refusals');
     const response = await produceBatch(
