@@ -9,10 +9,11 @@
 // Exports `crc32cRange(buffer, start, end)` -> uint32 (the standard CRC32C: initial and final inversion) and
 // `supported` (whether this CPU has SSE4.2; when false, callers use the portable library). Built by
 // tools/build-native.mjs with the system's C compiler and Node's own headers; nothing else to install. Pure: no
-// state after the tables, which are filled once when the module loads, so it is safe on any thread.
+// state after the tables, which are filled once per process (pthread_once), so it is safe on any thread.
 
 #include <node_api.h>
 #include <nmmintrin.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -126,13 +127,20 @@ static napi_value crc32cRange(napi_env env, napi_callback_info info) {
   return result;
 }
 
-static napi_value init(napi_env env, napi_value exports) {
+// Worker threads load the module again; the tables are filled once, so no thread reads one while another writes it.
+static pthread_once_t tablesOnce = PTHREAD_ONCE_INIT;
+
+static void fillTables(void) {
   __builtin_cpu_init();
   sse42 = __builtin_cpu_supports("sse4.2");
   if (sse42) {
     fillShiftTable(shiftLong, LONG_BLOCK_BYTES);
     fillShiftTable(shiftShort, SHORT_BLOCK_BYTES);
   }
+}
+
+static napi_value init(napi_env env, napi_value exports) {
+  pthread_once(&tablesOnce, fillTables);
   napi_value fn, supported;
   CHECK(napi_create_function(env, "crc32cRange", NAPI_AUTO_LENGTH, crc32cRange, NULL, &fn));
   CHECK(napi_set_named_property(env, exports, "crc32cRange", fn));

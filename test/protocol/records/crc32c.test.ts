@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { Worker } from 'node:worker_threads';
 import { crc32c } from '@node-rs/crc32';
 import { crc32cImplementation, crc32cRange } from '../../../src/protocol/records/crc32c.js';
 
@@ -64,6 +65,30 @@ describe('CRC32C of a byte range', () => {
       const end = start + Math.floor(Math.random() * (buf.length - start));
       assert.equal(crc32cRange(buf, start, end), library(buf, start, end), `[${start}, ${end})`);
     }
+  });
+
+  it('gives the same answers in worker threads, which load the addon again (stream threads do)', async () => {
+    const moduleUrl = new URL('../../../src/protocol/records/crc32c.js', import.meta.url).href;
+    const source = `
+      const { parentPort } = await import('node:worker_threads');
+      const { crc32cImplementation, crc32cRange } = await import(${JSON.stringify(moduleUrl)});
+      const buf = Buffer.alloc(100_000, 7);
+      parentPort.postMessage([crc32cImplementation, crc32cRange(buf, 3, 99_999)]);`;
+    const answers = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<unknown>((resolve, reject) => {
+            const worker = new Worker(new URL(`data:text/javascript,${encodeURIComponent(source)}`));
+            worker.once('message', (message) => {
+              void worker.terminate();
+              resolve(message);
+            });
+            worker.once('error', reject);
+          }),
+      ),
+    );
+    const buf = Buffer.alloc(100_000, 7);
+    for (const answer of answers) assert.deepEqual(answer, [crc32cImplementation, library(buf, 3, 99_999)]);
   });
 
   it('reads a range past the buffer as subarray does, fewer bytes and no fault', () => {
