@@ -7,12 +7,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { batchHeader } from '../../src/protocol/records/batch-header.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { alterConfigs, TOPIC_RESOURCE } from '../helpers/dynamic-configs.js';
 import { createCommitTopic, offsetCommitBody } from '../helpers/offset-commits.js';
-import { createTopic, fetchBody, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
+import { createTopic, produceBatch, readPartition, WireClient } from '../helpers/wire-client.js';
 
 describe('log compaction over the wire', () => {
   let broker: BrokerProcess;
@@ -157,56 +156,53 @@ describe('log compaction over the wire', () => {
     assert.deepEqual(values.slice(0, 2), ['first', 'second'], 'the overwritten value stays within the lag');
   });
 
-  it('keeps the last batch of a cleaning round, emptied, so batches reach the end of what it cleaned', async () => {
-    // KAFKA-17076 (Kafka's Cleaner.cleanInto, BatchRetention.RETAIN_EMPTY for the batch whose next offset is the
-    // round's upper bound): without it, a round that removes the last batches of the cleaned range leaves a log
-    // whose batches end below the offsets it has handed out, and a replica copying the batches cannot learn them.
-    await create('round-end', {
+  it('removes an expired tombstone only with the next pass the log gets for its dirty share', async () => {
+    // Kafka 3.9's LogCleanerManager.grabFilthiestCompactedLog picks a log for its dirty ratio or its
+    // max.compaction.lag.ms only; a delete horizon that has passed is no reason on its own. So a tombstone that a
+    // pass stamped stays while the log takes no writes, and goes with the pass that new dirty data brings.
+    await create('quiet-tombstone', {
       'cleanup.policy': 'compact',
       'segment.bytes': '1024',
       'min.cleanable.dirty.ratio': '0.01',
       'delete.retention.ms': '0',
     });
     const value = 'v'.padEnd(300, 'x');
-    // k=v at 0 and its tombstone at 1 fill the first segment: the larger batch at 2 does not fit, and starts the
-    // active segment.
-    const large = 'w'.padEnd(700, 'x');
+    // k=v at 0 and its tombstone at 1 fill the first segment: each larger batch after them rolls a segment.
+    const large = (tag: string) => tag.padEnd(700, 'x');
     for (const records of [
       [{ key: 'k', value }],
       [{ key: 'k', value: null }],
-      [{ key: 'other', value: large }],
+      [{ key: 'other', value: large('w') }],
     ]) {
-      const response = await produce('round-end', buildBatch(records));
+      const response = await produce('quiet-tombstone', buildBatch(records));
       assert.equal(response.errorCode, ErrorCode.NONE);
     }
-    // Every batch up to the high watermark, empty ones included (a fetch reads one segment at most).
-    const batches = async () => {
-      const found: { baseOffset: number; lastOffset: number; records: number }[] = [];
-      for (let offset = 0; offset < 3; ) {
-        const response = await client.call(ApiKey.FETCH, 12, fetchBody('round-end', 0, offset));
-        const bytes: Buffer = response.responses[0].partitions[0].records;
-        assert.ok(bytes.length > 0, `a batch at or after offset ${offset}`);
-        for (let pos = 0; pos + 61 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {
-          found.push({
-            baseOffset: batchHeader.baseOffset(bytes, pos),
-            lastOffset: batchHeader.lastOffset(bytes, pos),
-            records: batchHeader.recordsCount(bytes, pos),
-          });
-          offset = batchHeader.lastOffset(bytes, pos) + 1;
-        }
-      }
-      return found;
-    };
-    // The first pass removes k=v and stamps the tombstone's delete horizon; the next removes the tombstone.
-    const deadline = Date.now() + 10_000;
-    let got = await batches();
-    while (got.some((b) => b.records > 0 && b.lastOffset === 1) && Date.now() < deadline) {
+    const keys = async () =>
+      (await readPartition(client, 'quiet-tombstone', 0)).map((r) => ({
+        offset: Number(r.offset),
+        key: r.key?.toString(),
+        tombstone: r.value === null,
+      }));
+    // The first pass removes k=v and stamps the tombstone's delete horizon (now, with delete.retention.ms=0).
+    let deadline = Date.now() + 10_000;
+    while ((await keys()).length === 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const afterFirst = [
+      { offset: 1, key: 'k', tombstone: true },
+      { offset: 2, key: 'other', tombstone: false },
+    ];
+    assert.deepEqual(await keys(), afterFirst);
+    // The cleaner looks every 100 ms: 20 looks at a log with nothing dirty and an expired tombstone.
+    await new Promise((r) => setTimeout(r, 2000));
+    assert.deepEqual(await keys(), afterFirst, 'a passed delete horizon alone brings no pass');
+    // New data rolls the segment at 2: dirty bytes again, a pass, and the tombstone goes with it.
+    const response = await produce('quiet-tombstone', buildBatch([{ key: 'other', value: large('y') }]));
+    assert.equal(response.errorCode, ErrorCode.NONE);
+    deadline = Date.now() + 10_000;
+    while ((await keys()).some((r) => r.tombstone) && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100));
-      got = await batches();
-    }
-    assert.deepEqual(got, [
-      { baseOffset: 1, lastOffset: 1, records: 0 },
-      { baseOffset: 2, lastOffset: 2, records: 1 },
+    assert.deepEqual(await keys(), [
+      { offset: 2, key: 'other', tombstone: false },
+      { offset: 3, key: 'other', tombstone: false },
     ]);
   });
 

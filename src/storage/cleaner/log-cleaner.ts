@@ -2,9 +2,12 @@
 //
 // It keeps `cleaner-offset-checkpoint` (per partition, the offset up to which the log has been cleaned: the
 // first dirty offset), picks the compacted log that needs cleaning most, cleans it (clean-log.ts) and moves
-// its checkpoint. A log needs cleaning when its dirty share (dirty bytes over clean plus dirty bytes, counting
-// only cleanable segments) exceeds min.cleanable.dirty.ratio, when a dirty segment is older than
-// max.compaction.lag.ms, or when a delete horizon it wrote has passed (tombstones to remove).
+// its checkpoint. As Kafka's LogCleanerManager.grabFilthiestCompactedLog, a log is a candidate when its dirty share
+// (dirty bytes over clean plus dirty bytes, counting only cleanable segments) exceeds min.cleanable.dirty.ratio, or
+// when it has cleanable bytes and a dirty segment older than max.compaction.lag.ms; of the candidates, the one
+// with the highest dirty share is cleaned, whatever made it a candidate. A passed delete horizon alone does not
+// make a candidate (Kafka 3.9 has no such path): expired tombstones and markers go with the next pass the log
+// gets for its dirty share or its lag.
 //
 // Lifecycle: owned by the LogManager. `start` runs passes on a timer (log.cleaner.backoff.ms between idle
 // checks; a pass that cleaned something is followed at once by the next check); `stop` waits for the pass in
@@ -57,7 +60,7 @@ export interface CleaningCandidate {
   readonly log: Log;
   readonly firstDirtyOffset: number;
   readonly dirtyRatio: number;
-  readonly reason: 'dirty-ratio' | 'max-compaction-lag' | 'delete-horizon';
+  readonly reason: 'dirty-ratio' | 'max-compaction-lag';
 }
 
 export interface CleanerPass extends CleanResult {
@@ -67,8 +70,6 @@ export interface CleanerPass extends CleanResult {
 
 export class LogCleaner {
   private readonly checkpoints = new Map<string, number>();
-  /** Earliest delete horizon written into each log by its last pass: when it passes, tombstones can go. */
-  private readonly horizons = new Map<string, number>();
   private readonly inProgress = new Set<string>();
   /** Partitions being moved to another directory: not picked until resumed (see the file header). */
   private readonly paused = new Set<string>();
@@ -142,17 +143,15 @@ export class LogCleaner {
     return true;
   }
 
-  /** The log that needs cleaning most, or null. */
+  /**
+   * The log that needs cleaning most, or null: of the logs past min.cleanable.dirty.ratio or past
+   * max.compaction.lag.ms with cleanable bytes, the one with the highest dirty share (Kafka's
+   * grabFilthiestCompactedLog takes `cleanableLogs.max`, ordered by cleanableRatio only; on a tie the first found).
+   */
   pickLog(): CleaningCandidate | null {
     const nowMs = this.options.clock.nowMs();
     let best: CleaningCandidate | null = null;
     let checkpointsReset = false;
-    const rank = (c: CleaningCandidate): number =>
-      c.reason === 'max-compaction-lag'
-        ? 2 + c.dirtyRatio
-        : c.reason === 'dirty-ratio'
-          ? 1 + c.dirtyRatio
-          : c.dirtyRatio;
     for (const log of this.options.logs()) {
       const key = partitionDirName(log.topicPartition);
       if (log.isClosed || !log.config.cleanupPolicy.includes('compact')) continue;
@@ -168,12 +167,11 @@ export class LogCleaner {
       } else if (range.dirtyBytes > 0 && dirtyRatio > log.config.minCleanableDirtyRatio) {
         // Strictly greater, as Kafka's LogCleanerManager: min.cleanable.dirty.ratio=1.0 never cleans by ratio.
         reason = 'dirty-ratio';
-      } else if (total > 0 && (this.horizons.get(key) ?? Number.POSITIVE_INFINITY) <= nowMs) {
-        reason = 'delete-horizon';
       }
       if (reason === null) continue;
-      const candidate = { log, firstDirtyOffset: range.firstDirtyOffset, dirtyRatio, reason };
-      if (best === null || rank(candidate) > rank(best)) best = candidate;
+      if (best === null || dirtyRatio > best.dirtyRatio) {
+        best = { log, firstDirtyOffset: range.firstDirtyOffset, dirtyRatio, reason };
+      }
     }
     if (checkpointsReset) this.writeCheckpoint();
     return best;
@@ -221,12 +219,9 @@ export class LogCleaner {
         throw err;
       });
       if (result === null || log.isClosed || log.truncationCount !== truncationsBefore) return null;
-      // Never back: a pass below a cut that came down under the checkpoint (a high watermark lowered by a new
-      // leader, a delete horizon bringing the log back) cleaned nothing past the cut, and what lies between the cut
-      // and the checkpoint was cleaned before. Kafka lowers a checkpoint only on truncation (onTruncated).
+      // Never back: Kafka lowers a checkpoint only on truncation (onTruncated). A log is picked only with cleanable
+      // bytes past its checkpoint, so a pass ends above it; the max keeps that true whatever a pass returns.
       this.checkpoints.set(key, Math.max(this.firstDirtyOffset(log), result.endOffset));
-      if (result.earliestDeleteHorizonMs === null) this.horizons.delete(key);
-      else this.horizons.set(key, result.earliestDeleteHorizonMs);
       this.writeCheckpoint();
       this.passCount++;
       return { ...result, topicPartition: log.topicPartition, reason: candidate.reason };
@@ -279,7 +274,6 @@ export class LogCleaner {
     const key = partitionDirName(tp);
     this.uncleanable.delete(key);
     this.paused.delete(key);
-    this.horizons.delete(key);
     // Written at once: a topic created again under the same name must not inherit the checkpoint.
     if (this.checkpoints.delete(key)) this.writeCheckpoint();
   }

@@ -113,6 +113,30 @@ test('a tombstone outlives its first cleaning by delete.retention.ms, then goes 
   assert.deepEqual(h.records(), [{ offset: 1, key: 'b', value: 'b1' }]);
 });
 
+test('a pass keeps the batch that ends its range, emptied, so batches reach the offsets handed out', async (t) => {
+  // KAFKA-17076 (Cleaner.cleanInto retains empty the batch whose next offset is the round's upper bound): when the
+  // last batches of the range go, the log's batches would otherwise end below its cleaned range. The cleaner picks
+  // no log for a passed horizon alone, so the pass is run here directly, as Kafka's unit tests call clean.
+  const h = new CompactionHarness(t, { deleteRetentionMs: 0 });
+  h.append([{ key: 'k', value: 'v' }]);
+  h.append([{ key: 'k', value: null }]);
+  h.log.roll();
+  h.append([{ key: 'other', value: 'w' }]);
+  const first = await h.clean();
+  assert.equal(first?.endOffset, 2);
+  h.clock.advance(1);
+  await h.clean(2);
+  const batches = h.batches().map((b) => ({
+    baseOffset: batchHeader.baseOffset(b, 0),
+    lastOffset: batchHeader.lastOffset(b, 0),
+    records: batchHeader.recordsCount(b, 0),
+  }));
+  assert.deepEqual(batches, [
+    { baseOffset: 1, lastOffset: 1, records: 0 },
+    { baseOffset: 2, lastOffset: 2, records: 1 },
+  ]);
+});
+
 test('min.compaction.lag.ms keeps young segments out of the cleaning', async (t) => {
   const h = new CompactionHarness(t, { minCompactionLagMs: 60_000 });
   const written = writeRounds(h, 10, 3);

@@ -1,5 +1,6 @@
-// The log cleaner of a log directory: which log it picks (min.cleanable.dirty.ratio, max.compaction.lag.ms,
-// passed delete horizons), cleaner-offset-checkpoint across restarts, and the scheduler.
+// The log cleaner of a log directory: which log it picks (min.cleanable.dirty.ratio, max.compaction.lag.ms, the
+// highest dirty share first, never for a passed delete horizon alone), cleaner-offset-checkpoint across restarts,
+// and the scheduler.
 
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -212,7 +213,33 @@ test('max.compaction.lag.ms forces a cleaning below the dirty ratio', async (t) 
   assert.deepEqual(values(log).slice(-2), ['b-0', 'b-1']);
 });
 
-test('a passed delete horizon brings a log back to the cleaner to remove its tombstones', async (t) => {
+test('of the candidates the highest dirty share is cleaned first, max.compaction.lag.ms ones included', async (t) => {
+  // Kafka's grabFilthiestCompactedLog makes a log a candidate by its lag (with cleanable bytes) or by its ratio, and
+  // takes `cleanableLogs.max`, ordered by cleanableRatio alone: a log past its lag does not go first for that.
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const manager = openManager(dir, clock, { minCleanableDirtyRatio: 0.9, maxCompactionLagMs: 60_000 });
+  deferCleanup(t, () => manager.shutdown());
+  const lagging = manager.getOrCreateLog(TP);
+  writeKeys(lagging, clock, 10, 'a');
+  await manager.cleaner.runOnce();
+  writeKeys(lagging, clock, 2, 'b');
+  clock.advance(60_001);
+  // Never cleaned and written just now: every cleanable byte is dirty, a ratio of 1, and no segment past the lag.
+  const dirtiest = manager.getOrCreateLog({ topic: 'table', partition: 1 });
+  writeKeys(dirtiest, clock, 10, 'c');
+  const first = await manager.cleaner.runOnce();
+  assert.deepEqual(first?.topicPartition, { topic: 'table', partition: 1 }, 'the filthiest log goes first');
+  assert.equal(first?.reason, 'dirty-ratio');
+  const second = await manager.cleaner.runOnce();
+  assert.deepEqual(second?.topicPartition, TP);
+  assert.equal(second?.reason, 'max-compaction-lag');
+});
+
+test('a passed delete horizon alone does not pick a log: its tombstones go with its next dirty pass', async (t) => {
+  // Kafka 3.9's grabFilthiestCompactedLog answers None when no log passes its ratio or lag (KIP-534's draft
+  // path for logs with expired delete horizons was left out of the merged change): tombstones stay until the
+  // log is picked again, and that pass, which rewrites the log from its start, removes them.
   const dir = tempDir(t);
   const clock = new ManualClock();
   const manager = openManager(dir, clock, { deleteRetentionMs: 1000 });
@@ -226,17 +253,28 @@ test('a passed delete horizon brings a log back to the cleaner to remove its tom
   log.setHighWatermark(log.logEndOffset);
   await manager.cleaner.runOnce();
   assert.deepEqual(values(log), ['a-1', 'a-2', 'a-3', null]);
-  assert.equal(manager.cleaner.pickLog(), null, 'the horizon has not passed');
   clock.advance(1000);
+  assert.equal(
+    manager.cleaner.pickLog(),
+    null,
+    'nothing dirty: the horizon has passed, but that is no reason',
+  );
+  assert.equal(await manager.cleaner.runOnce(), null);
+  assert.deepEqual(values(log), ['a-1', 'a-2', 'a-3', null]);
+  writeKeys(log, clock, 4, 'b');
   const pass = await manager.cleaner.runOnce();
-  assert.equal(pass?.reason, 'delete-horizon');
-  assert.deepEqual(values(log), ['a-1', 'a-2', 'a-3']);
+  assert.equal(pass?.reason, 'dirty-ratio');
+  assert.deepEqual(
+    values(log),
+    ['b-0', 'b-1', 'b-2', 'b-3'],
+    'the expired tombstone went with the dirty pass',
+  );
 });
 
-test('a high watermark that comes down below the checkpoint does not move the checkpoint back', async (t) => {
+test('a high watermark that comes down below the checkpoint leaves nothing to clean, and the checkpoint stays', async (t) => {
   // Kafka's LogCleanerManager only lowers a checkpoint on truncation (maybeTruncateCheckpoint): with the first
-  // dirty offset at or past the first uncleanable one nothing is cleanable, and no pass sets it lower. Here a
-  // pass still runs below the cut (a passed delete horizon) and must leave the checkpoint where it was.
+  // dirty offset at or past the first uncleanable one there are no cleanable bytes, so the log is not picked,
+  // even with expired tombstones in it.
   const dir = tempDir(t);
   const clock = new ManualClock();
   const manager = openManager(dir, clock, { deleteRetentionMs: 1000, segmentBytes: 1024 });
@@ -255,8 +293,8 @@ test('a high watermark that comes down below the checkpoint does not move the ch
   // A follower told a lower high watermark by a new leader: the cut comes down to a segment below the checkpoint.
   log.setHighWatermark(toOffset(bases[bases.length - 2]!));
   clock.advance(1000);
-  const pass = await manager.cleaner.runOnce();
-  assert.equal(pass?.reason, 'delete-horizon');
+  assert.equal(manager.cleaner.pickLog(), null);
+  assert.equal(await manager.cleaner.runOnce(), null);
   assert.equal(manager.cleaner.checkpointOf(TP), cleanedTo);
   assert.deepEqual(readOffsetCheckpoint(join(dir, 'cleaner-offset-checkpoint')), [
     { ...TP, offset: cleanedTo },
