@@ -336,6 +336,7 @@ export class Broker {
       },
       framePool,
       keysFor: (dir) => keyStores.get(dir) ?? null,
+      logger: logger.child('storage'),
     });
     this.reportLoadFailures(this.logs);
     for (const store of keyStores.values()) {

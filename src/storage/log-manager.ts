@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { assert } from '../common/assert.js';
 import type { Clock } from '../common/clock.js';
 import type { FramePool } from '../common/frame-pool.js';
+import type { Logger } from '../common/logger.js';
 import { AtomicFile, fsyncDirInBackground, StorageFormatError, writeFileAtomic } from './atomic-file.js';
 import { encodeOffsetCheckpoint, type PartitionOffset, readOffsetCheckpoint } from './checkpoint-file.js';
 import { LogCleaner } from './cleaner/log-cleaner.js';
@@ -52,6 +53,8 @@ export interface LogManagerOptions {
   readonly meta?: MetaProperties;
   readonly random?: () => number;
   readonly onBackgroundError?: (err: Error) => void;
+  /** Where the directory's warnings go (the log cleaner's, under `log-cleaner`); none: not written. */
+  readonly logger?: Logger;
   /** The pool appended request frames may come from (the tail cache holds references to cached ones). */
   readonly framePool?: FramePool;
   /** The directory's key store (encryption at rest); null or absent when no key provider is configured. */
@@ -154,6 +157,7 @@ export class LogManager {
       config: this.managerConfig,
       logs: () => this.logs.values(),
       onError: this.onBackgroundError,
+      logger: options.logger?.child('log-cleaner'),
     });
     this.checkpointFiles = [
       RECOVERY_POINT_CHECKPOINT_FILE,

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
+import { writeOffsetCheckpoint } from '../../src/storage/checkpoint-file.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { alterConfigs, TOPIC_RESOURCE } from '../helpers/dynamic-configs.js';
 import { createCommitTopic, offsetCommitBody } from '../helpers/offset-commits.js';
@@ -353,6 +354,54 @@ describe('__consumer_offsets is compacted', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     assert.deepEqual(got, expected, 'the coordinator loads the compacted log after a restart');
+    client.close();
+  });
+});
+
+describe('a cleaner checkpoint the log no longer holds', () => {
+  let broker: BrokerProcess | undefined;
+  let dataDir = '';
+  const overrides = { 'log.cleaner.backoff.ms': 100 };
+  after(async () => {
+    await broker?.stop();
+    if (dataDir !== '') rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is reset to the log start with a warning in the broker log, as Kafka does', async () => {
+    // Kafka's LogCleanerManager.cleanableOffsets warns when a checkpointed first dirty offset lies past the log end
+    // (a damaged tail was cut): the whole log is cleaned again from its start.
+    broker = await startBroker({ overrides, keepDataDir: true });
+    dataDir = broker.dataDir;
+    let client = await WireClient.connect(broker.host, broker.port);
+    await createTopic(client, 'reset-table', {
+      numPartitions: 1,
+      replicationFactor: 1,
+      configs: { 'cleanup.policy': 'compact' },
+    });
+    for (let i = 0; i < 3; i++) {
+      const response = await produceBatch(client, 'reset-table', buildBatch([{ key: 'k', value: `v${i}` }]));
+      assert.equal(response.errorCode, ErrorCode.NONE);
+    }
+    client.close();
+    await broker.stop();
+    broker = undefined;
+    writeOffsetCheckpoint(join(dataDir, 'cleaner-offset-checkpoint'), [
+      { topic: 'reset-table', partition: 0, offset: 1000 },
+    ]);
+    broker = await startBroker({ overrides, dataDir, keepDataDir: true });
+    const deadline = Date.now() + 10_000;
+    const warning = () =>
+      broker!
+        .log()
+        .split('\n')
+        .find((l) => l.includes('Resetting first dirty offset'));
+    while (warning() === undefined && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    assert.match(
+      warning() ?? broker.log(),
+      /WARN .*reset-table-0 to log start offset 0: .*1000 is past the log end offset 3/,
+    );
+    client = await WireClient.connect(broker.host, broker.port);
+    assert.equal((await readPartition(client, 'reset-table', 0)).length, 3, 'no record lost to the reset');
     client.close();
   });
 });

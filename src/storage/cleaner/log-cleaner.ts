@@ -26,6 +26,7 @@
 
 import { join } from 'node:path';
 import type { Clock } from '../../common/clock.js';
+import type { Logger } from '../../common/logger.js';
 import { BATCH_HEADER_BYTES, batchHeader } from '../../protocol/records/batch-header.js';
 import { StorageFormatError } from '../atomic-file.js';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from '../checkpoint-file.js';
@@ -53,6 +54,8 @@ export interface LogCleanerOptions {
   /** The directory's open logs. */
   readonly logs: () => Iterable<Log>;
   readonly onError?: (err: Error) => void;
+  /** Where the cleaner's warnings go (Kafka's kafka.log.LogCleaner logger); none: not written. */
+  readonly logger?: Logger;
 }
 
 /** Why a log was picked, and how dirty it was (for tests and operators). */
@@ -133,12 +136,34 @@ export class LogCleaner {
    * A checkpoint the log no longer holds (below its start after records were deleted, above its end after a damaged
    * tail was cut) goes back to the log start, in memory and in the file at once, as Kafka's
    * grabFilthiestCompactedLog writes cleanableOffsets' forceUpdateCheckpoint. Answers whether it was reset.
+   *
+   * The reset is logged as Kafka's cleanableOffsets logs it: a warning, except below the log start of a log that is
+   * compacted and deleted too, where retention moving the start past the checkpoint is the normal course.
    */
   private resetCheckpointOutside(log: Log): boolean {
     const key = partitionDirName(log.topicPartition);
     const checkpoint = this.checkpoints.get(key);
     if (checkpoint === undefined) return false;
     if (checkpoint >= log.logStartOffset && checkpoint <= log.logEndOffset) return false;
+    const fields = {
+      partition: key,
+      checkpointOffset: checkpoint,
+      logStartOffset: log.logStartOffset,
+      logEndOffset: log.logEndOffset,
+    };
+    if (checkpoint > log.logEndOffset) {
+      this.options.logger?.warn(
+        `Resetting first dirty offset of ${key} to log start offset ${log.logStartOffset}: the checkpointed offset ` +
+          `${checkpoint} is past the log end offset ${log.logEndOffset}`,
+        fields,
+      );
+    } else if (!log.config.cleanupPolicy.includes('delete')) {
+      this.options.logger?.warn(
+        `Resetting first dirty offset of ${key} to log start offset ${log.logStartOffset}: the checkpointed offset ` +
+          `${checkpoint} is below it`,
+        fields,
+      );
+    }
     this.checkpoints.set(key, log.logStartOffset);
     return true;
   }

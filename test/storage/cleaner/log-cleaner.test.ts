@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ManualClock } from '../../../src/common/clock.js';
 import { toOffset } from '../../../src/common/ids.js';
+import { CapturingLogger, type Logger } from '../../../src/common/logger.js';
 import { buildBatch } from '../../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { readOffsetCheckpoint, writeOffsetCheckpoint } from '../../../src/storage/checkpoint-file.js';
@@ -24,10 +25,12 @@ function openManager(
   topic: Partial<LogConfig> = {},
   backoffMs = 15_000,
   dedupeBufferBytes = 1 << 20,
+  logger?: Logger,
 ): LogManager {
   return LogManager.open({
     dir,
     clock,
+    logger,
     configFor: (name) =>
       name === 'table'
         ? logConfig({ cleanupPolicy: 'compact', retentionMs: -1, ...topic })
@@ -183,6 +186,66 @@ test('a checkpoint outside the log is reset to the log start in cleaner-offset-c
   assert.equal(second.cleaner.pickLog(), null);
   assert.deepEqual(readOffsetCheckpoint(path), [{ ...TP, offset: 20 }], 'above the log end');
   assert.equal(second.cleaner.checkpointOf(TP), 20);
+});
+
+test('a checkpoint reset is logged as a warning, as Kafka does, except below the start of a compact,delete log', async (t) => {
+  // Kafka's LogCleanerManager.cleanableOffsets warns when it resets the first dirty offset to the log start: always
+  // for a checkpoint past the log end (a damaged tail), and for one below the log start unless the log is
+  // compact,delete, where retention moves the start past the checkpoint in the normal course.
+  const dir = tempDir(t);
+  const clock = new ManualClock();
+  const path = join(dir, 'cleaner-offset-checkpoint');
+  const logger = new CapturingLogger();
+  const first = openManager(dir, clock, { minCleanableDirtyRatio: 1 }, 15_000, 1 << 20, logger);
+  const log = first.getOrCreateLog(TP);
+  for (const tag of ['a', 'b', 'c']) writeKeys(log, clock, 10, tag);
+  first.cleaner.adoptCheckpoint(TP, 5);
+  assert.equal(first.cleaner.pickLog(), null);
+  assert.deepEqual(
+    logger.matching('Resetting first dirty offset'),
+    [],
+    'a checkpoint inside the log is kept',
+  );
+  assert.equal(log.deleteRecordsBefore(20).lowWatermark, 20);
+  assert.equal(first.cleaner.pickLog(), null);
+  const below = logger.matching('Resetting first dirty offset');
+  assert.equal(below.length, 1);
+  assert.equal(below[0]!.level, 'warn');
+  assert.deepEqual(below[0]!.fields, {
+    partition: 'table-0',
+    checkpointOffset: 5,
+    logStartOffset: 20,
+    logEndOffset: 30,
+  });
+  assert.equal(first.cleaner.pickLog(), null);
+  assert.equal(logger.matching('Resetting first dirty offset').length, 1, 'once: the reset was written');
+  first.shutdown();
+
+  writeOffsetCheckpoint(path, [{ ...TP, offset: 1000 }]);
+  const second = openManager(dir, clock, { minCleanableDirtyRatio: 1 }, 15_000, 1 << 20, logger);
+  assert.equal(second.cleaner.pickLog(), null);
+  const above = logger.matching('Resetting first dirty offset');
+  assert.equal(above.length, 2);
+  assert.match(above[1]!.message, /1000 is past the log end offset 30/);
+  second.shutdown();
+
+  // compact,delete: below the start is the normal course, and nothing is logged; past the end still is.
+  writeOffsetCheckpoint(path, [{ ...TP, offset: 5 }]);
+  const both = openManager(
+    dir,
+    clock,
+    { minCleanableDirtyRatio: 1, cleanupPolicy: 'compact,delete' },
+    15_000,
+    1 << 20,
+    logger,
+  );
+  deferCleanup(t, () => both.shutdown());
+  assert.equal(both.cleaner.pickLog(), null);
+  assert.equal(both.cleaner.checkpointOf(TP), 20, 'reset all the same');
+  assert.equal(logger.matching('Resetting first dirty offset').length, 2);
+  both.cleaner.adoptCheckpoint(TP, 1000);
+  assert.equal(both.cleaner.pickLog(), null);
+  assert.equal(logger.matching('Resetting first dirty offset').length, 3);
 });
 
 test('deleting a log drops its checkpoint entry from the file', async (t) => {
