@@ -307,6 +307,19 @@ export class Log {
     return this.appendQueue.hasPending;
   }
 
+  /** True while a flush (segment, index and producer snapshot fsyncs, then the recovery point) is running. */
+  get hasFlushRunning(): boolean {
+    return this.flushRunning !== null;
+  }
+
+  /**
+   * The offsets of the producer snapshots written at rolls whose fsync has not completed: a power loss may leave
+   * them missing, empty or torn (tests and the simulation, which model that loss).
+   */
+  unsyncedSnapshotOffsets(): number[] {
+    return [...this.unsyncedSnapshots.keys()];
+  }
+
   get highWatermark(): Offset {
     return this.highWatermarkValue as Offset;
   }

@@ -313,7 +313,11 @@ export class DataPlaneSimulation {
     return n;
   }
 
-  /** Runs the promise chains and file reads a step started until nothing is left to run. */
+  /**
+   * Runs the promise chains and file I/O a step started until nothing is left to run: queued appends and flushes
+   * (segment, index and producer snapshot fsyncs) alike, so a crash never comes while one is on its way and a
+   * power loss cuts exactly what the recovery point says was not synced.
+   */
   private async settle(): Promise<void> {
     let quiet = 0;
     for (let i = 0; i < SETTLE_TURNS_MAX; i++) {
@@ -322,7 +326,9 @@ export class DataPlaneSimulation {
         this.asyncInFlight > 0 ||
         this.brokers.some((b) => b.writesEnding) ||
         this.brokers.some(
-          (b) => b.running !== null && [...b.running.logs.allLogs()].some((l) => l.hasQueuedAppends),
+          (b) =>
+            b.running !== null &&
+            [...b.running.logs.allLogs()].some((l) => l.hasQueuedAppends || l.hasFlushRunning),
         );
       if (busy) quiet = 0;
       else if (++quiet >= 3) return;

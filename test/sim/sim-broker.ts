@@ -4,10 +4,10 @@
 //
 // Lifecycle: start() opens the logs (recovering them after a crash) and builds the replica side afresh (a new
 // incarnation); crash() drops everything in memory as kill -9 would, leaving the files as they are (written
-// bytes survive: a process crash, not a power loss), and cuts off the file writes still on their way.
+// bytes survive: a process crash, not a power loss), and cuts off the file writes still on their way. A power
+// loss also drops every write the recovery point does not cover (see unflushedCut).
 
 import { truncateSync } from 'node:fs';
-import { join } from 'node:path';
 import { IsrManager, type LocalController } from '../../src/broker/cluster/isr-manager.js';
 import type { LeaderEndPoint } from '../../src/broker/cluster/leader-end-point.js';
 import { ReplicaFetchers } from '../../src/broker/cluster/replica-fetchers.js';
@@ -20,6 +20,13 @@ import { TopicConfigs } from '../../src/broker/topic-configs.js';
 import type { ManualClock } from '../../src/common/clock.js';
 import type { BrokerId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
+import {
+  INDEX_SUFFIX,
+  LOG_SUFFIX,
+  SNAPSHOT_SUFFIX,
+  segmentFilePath,
+  TIME_INDEX_SUFFIX,
+} from '../../src/storage/file-names.js';
 import type { Log } from '../../src/storage/log.js';
 import { logConfig } from '../../src/storage/log-config.js';
 import { LogManager } from '../../src/storage/log-manager.js';
@@ -149,24 +156,45 @@ export class SimBroker {
   }
 }
 
-/** Plans the loss of a log's unflushed bytes while it is open; the returned step cuts the files once abandoned. */
+/**
+ * Plans the loss of a log's unsynced writes while it is open; the returned step cuts the files once abandoned.
+ * One rule for every file a flush fsyncs: what the recovery point does not cover is lost. Segment bytes from the
+ * recovery point go; so do the indexes of segments wholly above it, and the producer snapshots written at rolls
+ * whose fsync had not completed (left empty, the harshest of missing, empty or torn: recovery then takes an
+ * older snapshot and replays from it).
+ */
 function unflushedCut(log: Log): () => string {
   const flushed = log.recoveryPoint;
   const end = log.logEndOffset;
   const steps: (() => void)[] = [];
   for (const segment of log.segmentList()) {
     const base = segment.baseOffset;
-    const file = join(log.dir, `${String(base).padStart(20, '0')}.log`);
+    const file = (suffix: string) => segmentFilePath(log.dir, base, suffix);
     if (base >= flushed) {
-      // Wholly unflushed: a segment the loss leaves empty (its indexes are rebuilt by recovery from the files).
-      steps.push(() => truncateSync(file, 0));
+      // Wholly unflushed: the loss leaves the segment and its indexes empty (recovery rebuilds them from the log).
+      for (const suffix of [LOG_SUFFIX, INDEX_SUFFIX, TIME_INDEX_SUFFIX])
+        steps.push(() => truncateIfPresent(file(suffix)));
     } else {
       const at = segment.translateOffset(flushed);
-      if (at !== null) steps.push(() => truncateSync(file, at.position));
+      if (at !== null) steps.push(() => truncateSync(file(LOG_SUFFIX), at.position));
     }
   }
+  const snapshots = log.unsyncedSnapshotOffsets();
+  for (const offset of snapshots)
+    steps.push(() => truncateIfPresent(segmentFilePath(log.dir, offset, SNAPSHOT_SUFFIX)));
   return () => {
     for (const step of steps) step();
-    return `${log.topicPartition.topic}-${log.topicPartition.partition}: log end ${end}, bytes from offset ${flushed} lost`;
+    const lostSnapshots =
+      snapshots.length === 0 ? '' : `, unsynced producer snapshots at ${snapshots.join(', ')} emptied`;
+    return `${log.topicPartition.topic}-${log.topicPartition.partition}: log end ${end}, bytes from offset ${flushed} lost${lostSnapshots}`;
   };
+}
+
+/** Empties `path`; a file that was never created (or already deleted) has nothing to lose. */
+function truncateIfPresent(path: string): void {
+  try {
+    truncateSync(path, 0);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
 }
