@@ -6,7 +6,6 @@
 // src/protocol/records); when that module exposes its validator, recovery can call it instead of checkBatch.
 
 import { readSync } from 'node:fs';
-import { crc32c } from '@node-rs/crc32';
 import {
   BASE_OFFSET,
   BATCH_HEADER_BYTES,
@@ -17,6 +16,7 @@ import {
   LOG_OVERHEAD,
   MAGIC,
 } from '../protocol/records/batch-header.js';
+import { crc32cRange } from '../protocol/records/crc32c.js';
 import { STORAGE_LIMITS } from './log-config.js';
 
 export type BatchCheck =
@@ -56,7 +56,7 @@ export function checkBatch(
   if (Number(baseOffset) + lastOffsetDelta - segmentBaseOffset > 0x7fffffff)
     return CORRUPT('offset overflow');
   if (available < size) return INCOMPLETE(`batch of ${size} bytes cut at ${available}`);
-  const crc = crc32c(buf.subarray(pos + CRC_START, pos + size));
+  const crc = crc32cRange(buf, pos + CRC_START, pos + size);
   if (crc !== batchHeader.crc(buf, pos)) return CORRUPT('crc mismatch');
   return { ok: true, sizeInBytes: size };
 }
