@@ -119,13 +119,14 @@ export function mayMoveOn(pq: PartitionQueue, producerId: ProducerId, producerEp
 
 /**
  * Puts a batch that failed retriably back into its queue, in sequence order: numbered batches come first, and
- * the ones numbered again under a new epoch get their sequences as they go.
+ * the ones numbered again under a new epoch get their sequences as they go. The parts of a split batch go back
+ * together (`batches`: consecutive sequences, in order, or all unnumbered).
  */
-export function requeueInSequenceOrder(pq: PartitionQueue, b: Batch): void {
+export function requeueInSequenceOrder(pq: PartitionQueue, ...batches: Batch[]): void {
+  const first = batches[0]!.baseSequence;
   let i = 0;
-  while (i < pq.ready.length && pq.ready[i]!.baseSequence >= 0 && pq.ready[i]!.baseSequence < b.baseSequence)
-    i++;
-  pq.ready.splice(i, 0, b);
+  while (i < pq.ready.length && pq.ready[i]!.baseSequence >= 0 && pq.ready[i]!.baseSequence < first) i++;
+  pq.ready.splice(i, 0, ...batches);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The producer's sender (Kafka's Sender, franz-go's sink): drains the partition queues the accumulator fills into
 // Produce requests, one per leader, within each partition's in-flight limit; numbers idempotent batches; hears the
-// answers, retries what may be retried and delivers each batch's outcome; expires batches at
+// answers, retries what may be retried (splitting a batch the topic refused as too large, batch-split.ts) and
+// delivers each batch's outcome; expires batches at
 // delivery.timeout.ms; and owns the producer id and epoch the batches are numbered under, bumping the epoch when a
 // numbered batch fails for good (KIP-360).
 //
@@ -20,6 +21,7 @@ import { ErrorCode } from '../protocol/errors.js';
 import type { ProduceRequest, ProduceResponse } from '../protocol/messages/00-produce.js';
 import type { InitProducerIdResponse } from '../protocol/messages/22-init-producer-id.js';
 import { ApiKey } from '../protocol/registry.js';
+import { splitBatch } from './batch-split.js';
 import type { Cluster } from './cluster.js';
 import { EarliestTimer } from './earliest-timer.js';
 import {
@@ -360,6 +362,8 @@ export class Sender {
         );
       } else if (p.errorCode === 0 || p.errorCode === ErrorCode.DUPLICATE_SEQUENCE_NUMBER) {
         this.succeed(b, Number(p.baseOffset), Number(p.logAppendTimeMs));
+      } else if (p.errorCode === ErrorCode.MESSAGE_TOO_LARGE && b.onSuccess.length > 1 && !this.closed) {
+        this.splitAndRequeue(b, p.errorMessage);
       } else {
         const err = new KafkaProtocolError(p.errorCode, p.errorMessage);
         const sequenceError =
@@ -380,6 +384,30 @@ export class Sender {
       }
     }
     this.wake();
+  }
+
+  /**
+   * MESSAGE_TOO_LARGE for a batch of several records: the broker wrote none of it, and each record may fit the
+   * topic on its own. As Kafka's Sender (completeBatch, splitAndReenqueue): the batch is split into batch.size
+   * parts with its sequences (batch-split.ts), which take its place at the head of the queue, in sequence order,
+   * without counting a retry. The partition holds its next batches until its in-flight ones are back, as for a
+   * retry: those behind the big one come back OUT_OF_ORDER_SEQUENCE_NUMBER and go again after the parts.
+   */
+  private splitAndRequeue(b: Batch, errorMessage: string | null): void {
+    const pq = b.pq;
+    pq.inFlight--;
+    const records = b.onSuccess.length;
+    const parts = splitBatch(b, this.settings.batchSize, this.accumulator.bufferPool);
+    this.cluster.options.logger?.warn('produce batch too large for the topic: split and sent again', {
+      topic: pq.topic,
+      partition: pq.partition,
+      records,
+      parts: parts.length,
+      error: errorMessage,
+    });
+    pq.blocked = true;
+    requeueInSequenceOrder(pq, ...parts);
+    this.expiryTimer.armBy(parts[0]!.createdMs + this.settings.deliveryTimeoutMs);
   }
 
   private succeed(b: Batch, baseOffset: number, logAppendTimeMs: number): void {

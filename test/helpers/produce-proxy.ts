@@ -262,13 +262,15 @@ export interface ProxiedTopic {
 }
 
 /**
- * A produce proxy in front of a fresh broker that advertises it, with `topic` created with `partitions`; runs
- * `body`, then always closes the clients it registered, the wire client, the broker and the proxy, in that order.
+ * A produce proxy in front of a fresh broker that advertises it, with `topic` created with `partitions` (and topic
+ * `configs`, if any); runs `body`, then always closes the clients it registered, the wire client, the broker and the
+ * proxy, in that order.
  */
 export async function withProxiedTopic<T>(
   topic: string,
   partitions: number,
   body: (t: ProxiedTopic) => Promise<T>,
+  configs: Record<string, string> = {},
 ): Promise<T> {
   const proxy = await startProduceProxy();
   let broker: BrokerProcess | null = null;
@@ -277,7 +279,7 @@ export async function withProxiedTopic<T>(
   try {
     broker = await brokerBehind(proxy);
     wire = await WireClient.connect(broker.host, broker.port);
-    await createTopic(wire, topic, { numPartitions: partitions });
+    await createTopic(wire, topic, { numPartitions: partitions, configs });
     const closing = <C extends { close(timeoutMs?: number): Promise<void> }>(client: C): C => {
       clients.push(client);
       return client;
