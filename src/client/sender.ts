@@ -1,9 +1,8 @@
 // The producer's sender (Kafka's Sender, franz-go's sink): drains the partition queues the accumulator fills into
 // Produce requests, one per leader, within each partition's in-flight limit; numbers idempotent batches; hears the
 // answers, retries what may be retried (splitting a batch the topic refused as too large, batch-split.ts) and
-// delivers each batch's outcome; expires batches at
-// delivery.timeout.ms; and owns the producer id and epoch the batches are numbered under, bumping the epoch when a
-// numbered batch fails for good (KIP-360).
+// delivers each batch's outcome; expires batches at delivery.timeout.ms; and owns the producer id and epoch the
+// batches are numbered under, bumping the epoch when a numbered batch fails for good (KIP-360).
 //
 // Ownership: one per producer. It changes the partition queues' in-flight and sequence state (partition-queue.ts
 // decides what those mean) and hands finished batches back to the accumulator (record-accumulator.ts), which
