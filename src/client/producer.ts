@@ -658,6 +658,11 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   async abortTransaction(): Promise<void> {
     const txn = this.transactional('abortTransaction');
     txn.check('abortTransaction', 'IN_TRANSACTION', 'ABORTABLE_ERROR', 'ABORTING_TRANSACTION');
+    await this.abort(txn);
+  }
+
+  /** abortTransaction() once its state is checked; close() calls it too. */
+  private async abort(txn: TransactionManager): Promise<void> {
     if (txn.state !== 'ABORTING_TRANSACTION') txn.transitionTo('ABORTING_TRANSACTION');
     this.failUnsent(new TransactionAbortedError('Failing batch since transaction was aborted'));
     await this.flush();
@@ -676,6 +681,27 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     }
     this.txnPartitions!.reset();
     txn.transitionTo('READY');
+  }
+
+  /**
+   * A graceful close() aborts a transaction still open (in progress, or failed with an abortable error) once its
+   * records are sent, as Kafka's Sender does on shutdown: left open, it would hold its partitions' last stable
+   * offset, and read_committed consumers with it, until the coordinator times it out (transaction.timeout.ms). A
+   * commit or abort already under way is left to finish. Never rejects: a failure is logged, as Kafka's is.
+   */
+  private async abortLeftOpen(): Promise<void> {
+    const txn = this.txn;
+    if (txn === null || (txn.state !== 'IN_TRANSACTION' && txn.state !== 'ABORTABLE_ERROR')) return;
+    const logger = this.cluster.options.logger;
+    logger?.info('Aborting incomplete transaction due to shutdown', { transactionalId: txn.transactionalId });
+    try {
+      await this.abort(txn);
+    } catch (err) {
+      logger?.error('Error while aborting the transaction during close', {
+        transactionalId: txn.transactionalId,
+        error: (err as Error).message,
+      });
+    }
   }
 
   /** The transaction state (Kafka's TransactionManager state), or null for a producer without transactional.id. */
@@ -699,8 +725,9 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   }
 
   /**
-   * Flushes (unless timeoutMs is 0), then closes the connections. Later sends fail. A negative timeout is refused
-   * (RangeError) before anything closes, as Kafka's close(Duration) throws IllegalArgumentException.
+   * Flushes (unless timeoutMs is 0) and aborts a transaction left open, then closes the connections. Later sends
+   * fail. A negative timeout is refused (RangeError) before anything closes, as Kafka's close(Duration) throws
+   * IllegalArgumentException.
    */
   async close(timeoutMs = 30_000): Promise<void> {
     checkCloseTimeout(timeoutMs);
@@ -708,7 +735,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     this.closed = true;
     if (timeoutMs > 0) {
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([this.flush(), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+      const graceful = this.flush().then(() => this.abortLeftOpen());
+      await Promise.race([graceful, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
       clearTimeout(timer);
     }
     this.sender.close();
