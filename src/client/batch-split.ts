@@ -105,5 +105,6 @@ function newPart(big: Batch, capacityBytes: number, pool: BufferPool | null): Ba
     retryAtMs: 0,
     lingerTimer: null,
     lingered: true,
+    flushGeneration: big.flushGeneration,
   };
 }

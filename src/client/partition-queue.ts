@@ -35,6 +35,11 @@ export interface Batch {
   lingerTimer: NodeJS.Timeout | NodeJS.Immediate | null;
   /** linger.ms has passed: the batch leaves with the partition's next free in-flight slot, full or not. */
   lingered: boolean;
+  /**
+   * The flush generation of its oldest record (RecordAccumulator): a flush() waits for the batches and held records
+   * of the generations before it began.
+   */
+  flushGeneration: number;
 }
 
 /** One partition's batches and sequence state. */

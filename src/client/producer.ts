@@ -64,7 +64,7 @@ import {
 } from './errors.js';
 import { Fifo } from './fifo.js';
 import { type ClientOptions, producerClientId } from './options.js';
-import type { PartitionQueue } from './partition-queue.js';
+import type { Batch, PartitionQueue } from './partition-queue.js';
 import {
   createPartitioner,
   type Partitioner,
@@ -184,6 +184,8 @@ interface Waiting extends Prepared {
   onFailure: OnFailure;
   /** When send() took it: max.block.ms bounds its wait from then. */
   startedMs: number;
+  /** The flush generation it was held in (RecordAccumulator.hold): the flushes begun since wait for it. */
+  flushGeneration: number;
 }
 
 function noop(): void {}
@@ -309,6 +311,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
           onSuccess: this.newResolve,
           onFailure: this.newReject,
           startedMs: Date.now(),
+          flushGeneration: -1,
         });
       }
       return sent;
@@ -419,7 +422,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
    * and waits for buffer.memory in line (admit); else it starts its topic's wait.
    */
   private sendSlow(w: Waiting): void {
-    this.accumulator.hold();
+    w.flushGeneration = this.accumulator.hold();
     const line = this.topicWaiters.get(w.topic);
     if (line !== undefined) {
       line.push(w);
@@ -519,9 +522,14 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       this.abandon(w, new ClientStateError('the producer was closed before the record was sent'));
       return;
     }
-    // append() counts it among the unsettled records again.
-    this.accumulator.unhold();
-    this.appendPrepared(this.accumulator.queueOf(w.topic, partition), w, w.onSuccess, w.onFailure);
+    const batch = this.appendPrepared(
+      this.accumulator.queueOf(w.topic, partition),
+      w,
+      w.onSuccess,
+      w.onFailure,
+    );
+    // append() counted it among the unsettled records again, in its batch.
+    this.accumulator.unhold(w.flushGeneration, batch);
     // A flush() under way sends it without waiting for linger.ms.
     if (this.accumulator.flushing) this.sender.wake();
   }
@@ -529,7 +537,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   /** A waiting record fails before it reached a batch. */
   private abandon(w: Waiting, err: Error): void {
     deliverFailure(w.onFailure, err);
-    this.accumulator.dropHeld();
+    this.accumulator.dropHeld(w.flushGeneration);
   }
 
   /** Appends to the partition's open batch (RecordAccumulator.append); a partition new to a transaction joins it. */
@@ -542,14 +550,15 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     size: number,
     onSuccess: OnSuccess,
     onFailure: OnFailure,
-  ): void {
-    this.accumulator.append(pq, key, value, headers, timestamp, size, onSuccess, onFailure);
+  ): Batch {
+    const batch = this.accumulator.append(pq, key, value, headers, timestamp, size, onSuccess, onFailure);
     this.txnPartitions?.add(pq);
+    return batch;
   }
 
   /** `append` of a record prepared on the slow path (or by sendBatch). */
-  private appendPrepared(pq: PartitionQueue, r: Prepared, onSuccess: OnSuccess, onFailure: OnFailure): void {
-    this.append(pq, r.key, r.value, r.headers, r.timestamp, r.size, onSuccess, onFailure);
+  private appendPrepared(pq: PartitionQueue, r: Prepared, onSuccess: OnSuccess, onFailure: OnFailure): Batch {
+    return this.append(pq, r.key, r.value, r.headers, r.timestamp, r.size, onSuccess, onFailure);
   }
 
   /** Fails every record not sent yet: in batches, and those still waiting for their topic's metadata or memory. */
@@ -715,13 +724,14 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   }
 
   /**
-   * Sends every buffered record now and resolves when all records sent so far have an outcome, those still
-   * waiting for their topic's metadata or for buffer.memory included.
+   * Sends every buffered record now and resolves when all records sent before the call have an outcome, those
+   * still waiting for their topic's metadata or for buffer.memory included. Records sent while it waits are sent
+   * at once too, but not waited for, as in Kafka (RecordAccumulator.awaitFlushCompletion), so a steady stream of
+   * send() calls from other tasks does not keep a flush() from ending.
    */
   async flush(): Promise<void> {
     this.accumulator.closeAll();
-    if (this.accumulator.idle) return;
-    await this.accumulator.awaitIdle();
+    await this.accumulator.awaitFlush();
   }
 
   /**

@@ -11,6 +11,7 @@
 // Ownership: one per producer, owning the partition queues (partition-queue.ts) and the batch buffers' pool;
 // changed only on the event loop between awaits.
 
+import assert from 'node:assert/strict';
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID } from '../common/ids.js';
 import { BatchWriter, type EncodedHeader } from './batch-writer.js';
 import { BufferPool } from './buffer-pool.js';
@@ -49,7 +50,17 @@ export class RecordAccumulator {
   private readonly memoryWaiters = new Fifo<MemoryWaiter>();
   /** Records accepted by send() without an outcome yet: in batches, or waiting for metadata or memory. */
   private unsettled = 0;
-  private idleWaiters: (() => void)[] = [];
+  /**
+   * flush() waits for what was accepted before it, not for what is sent while it waits (Kafka's
+   * awaitFlushCompletion waits for the batches incomplete when it began). Each flush starts a new generation;
+   * `pendingByGeneration` counts, per generation, the batches not done and the records held before their batch
+   * (waiting for metadata or memory). A batch counts under the generation of its oldest record: a held record of
+   * an older generation that joins a newer batch takes the batch back to its own generation.
+   */
+  private flushGeneration = 0;
+  private readonly pendingByGeneration = new Map<number, number>();
+  /** The flushes waiting, each for every generation up to and including its own. */
+  private flushWaiters: { generation: number; resolve: () => void }[] = [];
 
   constructor(
     private readonly settings: ProducerSettings,
@@ -141,7 +152,7 @@ export class RecordAccumulator {
     size: number,
     onSuccess: OnSuccess,
     onFailure: OnFailure,
-  ): void {
+  ): Batch {
     let batch = pq.open;
     if (batch !== null) {
       const limit = this.hooks.canSendNow(pq) ? this.settings.batchSize : this.settings.maxRequestSize;
@@ -159,6 +170,7 @@ export class RecordAccumulator {
     this.unsettled++;
     if (batch.writer.sizeInBytes >= this.settings.batchSize && this.hooks.canSendNow(pq))
       this.closeBatch(batch);
+    return batch;
   }
 
   private openBatch(pq: PartitionQueue, firstRecordBytes: number): Batch {
@@ -182,7 +194,9 @@ export class RecordAccumulator {
       retryAtMs: 0,
       lingerTimer: null,
       lingered: false,
+      flushGeneration: this.flushGeneration,
     };
+    this.countPending(batch.flushGeneration, 1);
     pq.open = batch;
     this.hooks.onBatchOpened(batch);
     const lingerMs = this.settings.lingerMs;
@@ -273,26 +287,45 @@ export class RecordAccumulator {
     b.timestamps = [];
     b.built = null;
     b.writer.release();
-    if (this.unsettled === 0) this.onIdle();
+    if (this.unsettled === 0) this.hooks.onIdle();
+    this.countPending(b.flushGeneration, -1);
   }
 
-  /** A record accepted but not in a batch yet (waiting for its topic's metadata or for memory) is unsettled. */
-  hold(): void {
-    this.unsettled++;
+  /** `big` was split into `parts` (batch-split.ts), which carry its flush generation: they are pending instead. */
+  replaceWithParts(big: Batch, parts: readonly Batch[]): void {
+    this.countPending(big.flushGeneration, parts.length - 1);
   }
 
   /**
-   * A held record goes into its batch next: append() counts it again. No idle check in between, or a flush() could
-   * end before the record's outcome.
+   * A record accepted but not in a batch yet (waiting for its topic's metadata or for memory) is unsettled. Answers
+   * its flush generation, to give back to unhold or dropHeld.
    */
-  unhold(): void {
-    this.unsettled--;
+  hold(): number {
+    this.unsettled++;
+    this.countPending(this.flushGeneration, 1);
+    return this.flushGeneration;
   }
 
-  /** A held record failed before it reached a batch. */
-  dropHeld(): void {
+  /**
+   * A held record of `generation` went into `batch` (append() counted it unsettled again): the batch now waits for
+   * the flushes that waited for the record. Counted there before the record stops counting, so that no flush ends
+   * in between.
+   */
+  unhold(generation: number, batch: Batch): void {
     this.unsettled--;
-    if (this.unsettled === 0) this.onIdle();
+    if (batch.flushGeneration > generation) {
+      this.countPending(generation, 1);
+      this.countPending(batch.flushGeneration, -1);
+      batch.flushGeneration = generation;
+    }
+    this.countPending(generation, -1);
+  }
+
+  /** A held record of `generation` failed before it reached a batch. */
+  dropHeld(generation: number): void {
+    this.unsettled--;
+    if (this.unsettled === 0) this.hooks.onIdle();
+    this.countPending(generation, -1);
   }
 
   /** Every record accepted so far has its outcome. */
@@ -302,16 +335,39 @@ export class RecordAccumulator {
 
   /** A flush() waits: open batches go without waiting for linger.ms. */
   get flushing(): boolean {
-    return this.idleWaiters.length > 0;
+    return this.flushWaiters.length > 0;
   }
 
-  /** Resolves when every record accepted so far has its outcome. */
-  awaitIdle(): Promise<void> {
-    return new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  /**
+   * Starts a flush: resolves when every batch and held record accepted until now has its outcome, whatever is sent
+   * meanwhile. The caller closes the open batches first (closeAll), so records sent from here go to new batches.
+   */
+  awaitFlush(): Promise<void> {
+    const generation = this.flushGeneration++;
+    if (this.oldestPending() > generation) return Promise.resolve();
+    return new Promise<void>((resolve) => this.flushWaiters.push({ generation, resolve }));
   }
 
-  private onIdle(): void {
-    this.hooks.onIdle();
-    for (const w of this.idleWaiters.splice(0)) w();
+  private countPending(generation: number, delta: number): void {
+    const left = (this.pendingByGeneration.get(generation) ?? 0) + delta;
+    assert.ok(left >= 0, `flush generation ${generation} counted below zero`);
+    if (left > 0) {
+      this.pendingByGeneration.set(generation, left);
+      return;
+    }
+    this.pendingByGeneration.delete(generation);
+    if (this.flushWaiters.length === 0) return;
+    const oldest = this.oldestPending();
+    const done = this.flushWaiters.filter((w) => w.generation < oldest);
+    if (done.length === 0) return;
+    this.flushWaiters = this.flushWaiters.filter((w) => w.generation >= oldest);
+    for (const w of done) w.resolve();
+  }
+
+  /** The oldest generation with a batch or a held record pending (Infinity: none). */
+  private oldestPending(): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const g of this.pendingByGeneration.keys()) if (g < oldest) oldest = g;
+    return oldest;
   }
 }

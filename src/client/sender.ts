@@ -397,6 +397,7 @@ export class Sender {
     pq.inFlight--;
     const records = b.onSuccess.length;
     const parts = splitBatch(b, this.settings.batchSize, this.accumulator.bufferPool);
+    this.accumulator.replaceWithParts(b, parts);
     this.cluster.options.logger?.warn('produce batch too large for the topic: split and sent again', {
       topic: pq.topic,
       partition: pq.partition,
