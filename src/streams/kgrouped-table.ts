@@ -15,10 +15,9 @@ import { Materialized, type Named } from './dsl-options.js';
 import type { InternalBuilder } from './internal-builder.js';
 import type { KeyValue } from './key-value.js';
 import { statelessSupplier } from './kstream.js';
-import { type Aggregator, type Initializer, KTable, type Reducer } from './ktable.js';
+import { type Aggregator, forwardOnCacheFlush, type Initializer, KTable, type Reducer } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
-import { CachingTimestampedStore } from './state/caching-store.js';
 import type { TimestampedStore } from './state/store-stack.js';
 import { StoreBuilder } from './state/stores.js';
 
@@ -264,13 +263,7 @@ function tableAggregateSupplier<K, V, VA>(
       init(c) {
         context = c;
         store = c.getStateStore<TimestampedStore<K, VA>>(storeName);
-        if (store instanceof CachingTimestampedStore && store.cachingEnabled) {
-          cached = true;
-          store.setFlushListener((key, next, old) => {
-            const timestamp = next?.timestamp ?? old?.timestamp ?? c.currentStreamTimeMs();
-            c.forward(new Record(key, new Change(next?.value ?? null, old?.value ?? null), timestamp));
-          });
-        }
+        cached = forwardOnCacheFlush(store, c);
       },
       process(r: Record<K, Change<V>>) {
         if (r.key === null || r.key === undefined || r.value === null) return;

@@ -575,15 +575,18 @@ function aggregateSupplier<K, V, VA>(storeName: string, step: (key: K, value: V,
 /**
  * With a record cache, a table's changes go downstream when the cache lets them go (commit or eviction), one
  * per key, rather than on every update. Answers whether the store caches.
+ *
+ * Each change goes as Kafka's TimestampedCacheFlushListener sends it: with the headers of the record that last
+ * wrote the entry, and the new value's timestamp, or for a deletion the deleting record's timestamp.
  */
-function forwardOnCacheFlush<K, V>(
+export function forwardOnCacheFlush<K, V>(
   store: TimestampedStore<K, V>,
   context: ProcessorContext<K, Change<V>>,
 ): boolean {
   if (!(store instanceof CachingTimestampedStore) || !store.cachingEnabled) return false;
-  store.setFlushListener((key, next, old) => {
-    const timestamp = next?.timestamp ?? old?.timestamp ?? context.currentStreamTimeMs();
-    context.forward(new Record(key, new Change(next?.value ?? null, old?.value ?? null), timestamp));
+  store.setFlushListener((key, next, old, written) => {
+    const change = new Change(next?.value ?? null, old?.value ?? null);
+    context.forward(new Record(key, change, next?.timestamp ?? written.timestamp, written.headers));
   });
   return true;
 }

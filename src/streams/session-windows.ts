@@ -162,8 +162,9 @@ function sessionAggregateSupplier<K, V, VA>(
         store = c.getStateStore<SessionStore<K, VA>>(storeName);
         cached = store instanceof CachingSessionStore && store.cachingEnabled;
         if (cached)
-          (store as CachingSessionStore<K, VA>).setFlushListener((key, start, end, next, old) =>
-            c.forward(new Record(windowed(key, start, end), new Change<VA>(next, old), end)),
+          // Kafka's SessionCacheFlushListener: the session's end as the timestamp, the last writer's headers.
+          (store as CachingSessionStore<K, VA>).setFlushListener((key, start, end, next, old, written) =>
+            c.forward(new Record(windowed(key, start, end), new Change<VA>(next, old), end, written.headers)),
           );
       },
       process(r: Record<K, V>) {

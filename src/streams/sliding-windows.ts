@@ -60,12 +60,14 @@ export function slidingAggregateSupplier<K, V, VA>(
         records = c.getStateStore<DuplicatesWindowStore<K, V>>(recordsStoreName);
         cached = store instanceof CachingTimestampedWindowStore && store.cachingEnabled;
         if (cached)
-          (store as CachingTimestampedWindowStore<K, VA>).setFlushListener((key, start, next, old) =>
+          // Kafka's TimestampedCacheFlushListener: the last writer's headers, the new value's timestamp.
+          (store as CachingTimestampedWindowStore<K, VA>).setFlushListener((key, start, next, old, written) =>
             c.forward(
               new Record(
                 new Windowed(key, new TimeWindow(start, start + d)),
                 new Change(next?.value ?? null, old?.value ?? null),
-                next?.timestamp ?? old?.timestamp ?? c.currentStreamTimeMs(),
+                next?.timestamp ?? written.timestamp,
+                written.headers,
               ),
             ),
           );

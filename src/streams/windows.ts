@@ -249,12 +249,14 @@ function windowAggregateSupplier<K, V, VA>(
         store = c.getStateStore<TimestampedWindowStore<K, VA>>(storeName);
         cached = store instanceof CachingTimestampedWindowStore && store.cachingEnabled;
         if (cached)
-          (store as CachingTimestampedWindowStore<K, VA>).setFlushListener((key, start, next, old) =>
+          // Kafka's TimestampedCacheFlushListener: the last writer's headers, the new value's timestamp.
+          (store as CachingTimestampedWindowStore<K, VA>).setFlushListener((key, start, next, old, written) =>
             c.forward(
               new Record(
                 new Windowed(key, new TimeWindow(start, start + windows.sizeMs)),
                 new Change(next?.value ?? null, old?.value ?? null),
-                next?.timestamp ?? old?.timestamp ?? c.currentStreamTimeMs(),
+                next?.timestamp ?? written.timestamp,
+                written.headers,
               ),
             ),
           );

@@ -12,6 +12,7 @@ import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
   KafkaStreams,
+  type KeyValueStore,
   Materialized,
   type ProcessorContext,
   type Record,
@@ -80,7 +81,10 @@ function sessionCounts(caching: boolean): Topology {
 }
 
 describe('changelog record timestamps of session and window stores, through a broker', () => {
-  const env = useStreamsBroker({ clicks: 1, 'clicks-cached': 1, papi: 1, 'papi-cached': 1 }, 4);
+  const env = useStreamsBroker(
+    { clicks: 1, 'clicks-cached': 1, papi: 1, 'papi-cached': 1, 'papi-forward': 1, 'papi-forwarded': 1 },
+    5,
+  );
 
   async function send(topic: string, records: [string, string, number][]): Promise<void> {
     const producer = new Producer({ bootstrapServers: env.bootstrap });
@@ -282,6 +286,49 @@ describe('changelog record timestamps of session and window stores, through a br
         { key: windowStoreKey(Buffer.from('k'), 0).toString('hex'), value: null, timestamp: 2000 },
         { key: windowStoreKey(Buffer.from('z'), 0).toString('hex'), value: count(1), timestamp: 7 },
       ]);
+    } finally {
+      await streams.close(leavingGroup());
+    }
+  });
+  it("a store written after a forward logs the writing processor's record time, not the forwarded one's", async () => {
+    // Kafka's ProcessorContextImpl.forward gives the forwarding processor its record context back: the
+    // changelog record of a put made after a forward has the time of the record being processed.
+    const topology = new Topology()
+      .addSource({ name: 'src', keyDeserializer: S, valueDeserializer: S }, 'papi-forward')
+      .addProcessor(
+        'forwarder',
+        () => {
+          let context: ProcessorContext<string, string>;
+          let seen: KeyValueStore<string, string>;
+          return {
+            init(c: ProcessorContext<string, string>) {
+              context = c;
+              seen = c.getStateStore('seen');
+            },
+            process(r: Record<string, string>) {
+              context.forward(r.withTimestamp(r.timestamp + 5000));
+              seen.put(r.key, r.value);
+            },
+          };
+        },
+        'src',
+      )
+      .addSink({ name: 'out', keySerializer: S, valueSerializer: S }, 'papi-forwarded', 'forwarder')
+      .addStateStore(Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore('seen'), S, S), 'forwarder');
+    const streams = new KafkaStreams(topology, {
+      'application.id': 'forward-ts',
+      'bootstrap.servers': env.bootstrap,
+      'commit.interval.ms': 100,
+      'state.dir': env.dirs[4]!,
+    });
+    try {
+      await streams.start();
+      await send('papi-forward', [['k', 'v', 1000]]);
+      assert.deepEqual(await readChangelog(env.bootstrap, 'forward-ts-seen-changelog', 1), [
+        { key: Buffer.from('k').toString('hex'), value: Buffer.from('v').toString('hex'), timestamp: 1000 },
+      ]);
+      const [forwarded] = await readChangelog(env.bootstrap, 'papi-forwarded', 1);
+      assert.equal(forwarded!.timestamp, 6000);
     } finally {
       await streams.close(leavingGroup());
     }

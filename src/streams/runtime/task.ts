@@ -28,7 +28,7 @@ import type { BytesKeyValueStore } from '../state/bytes-store.js';
 import { CachingSessionStore } from '../state/caching-session-store.js';
 import { CachingKeyValueStore, CachingTimestampedStore } from '../state/caching-store.js';
 import { CachingTimestampedWindowStore } from '../state/caching-window-store.js';
-import type { CacheBudget, CacheRecordContext } from '../state/record-cache.js';
+import type { CacheBudget, CacheRecordContext, CapturedRecordContext } from '../state/record-cache.js';
 import { SessionStore } from '../state/session-store.js';
 import { type ChangelogWriter, PlainKeyValueStore, TimestampedStore } from '../state/store-stack.js';
 import type { StateStore, StoreBuilder } from '../state/stores.js';
@@ -46,6 +46,15 @@ export interface RawRecord {
   key: Buffer | null;
   value: Buffer | null;
   headers: Header[];
+}
+
+/** The headers of a punctuation's context (Kafka's StreamTask.punctuate: empty headers). */
+const NO_HEADERS: readonly Header[] = Object.freeze([]);
+
+/** What a cached write keeps of the task's context (see Task.cacheRecordContext). */
+interface TaskRecordContext extends CapturedRecordContext {
+  place: { topic: string; partition: number; offset: number } | null;
+  timestampMs: number;
 }
 
 export interface RecordCollector {
@@ -139,24 +148,43 @@ export class Task {
   private streamTimeMs = -1;
   /** The input record being processed (its place in the input; what recordMetadata() reports). */
   private current: { topic: string; partition: number; offset: number } | null = null;
-  /** A cached write's record context: the input record being processed, set again while the entry is flushed. */
+  /**
+   * A cached write's record context (Kafka's LRUCacheEntry context): the input record's place, and the timestamp
+   * and headers of the record the writing processor is processing; set again while the entry is flushed.
+   */
   private readonly cacheRecordContext: CacheRecordContext = {
-    // Only the record's place is kept (not its bytes), for as long as the entry is cached.
-    capture: () =>
-      this.current === null
-        ? null
-        : { topic: this.current.topic, partition: this.current.partition, offset: this.current.offset },
+    // Only the record's place is kept (not its key and value bytes), for as long as the entry is cached.
+    capture: (): TaskRecordContext => ({
+      place:
+        this.current === null
+          ? null
+          : { topic: this.current.topic, partition: this.current.partition, offset: this.current.offset },
+      timestampMs: this.currentTimestampMs,
+      headers: this.currentHeaders,
+    }),
     within: (captured, write) => {
-      const previous = this.current;
-      this.current = captured as typeof previous;
+      assert.ok('place' in captured, 'a cached entry holds the context its task captured');
+      const context = captured as TaskRecordContext;
+      const previous = {
+        place: this.current,
+        timestampMs: this.currentTimestampMs,
+        headers: this.currentHeaders,
+      };
+      this.current = context.place;
+      this.currentTimestampMs = context.timestampMs;
+      this.currentHeaders = context.headers;
       try {
         write();
       } finally {
-        this.current = previous;
+        this.current = previous.place;
+        this.currentTimestampMs = previous.timestampMs;
+        this.currentHeaders = previous.headers;
       }
     },
   };
+  /** The timestamp and headers of the record the current processor is processing (Kafka's context's). */
   private currentTimestampMs = 0;
+  private currentHeaders: readonly Header[] = NO_HEADERS;
   private currentNode: NodeInstance | null = null;
   private readonly punctuations: Punctuation[] = [];
   /** Restored and initialized: its stores may be read from outside (interactive queries). */
@@ -351,6 +379,7 @@ export class Task {
       const previous = this.currentNode;
       this.currentNode = p.node;
       this.currentTimestampMs = nowMs;
+      this.currentHeaders = NO_HEADERS;
       p.fn(nowMs);
       this.currentNode = previous;
     }
@@ -365,14 +394,21 @@ export class Task {
     record: Record<unknown, unknown>,
     childName: string | undefined,
   ): void {
-    const previous = this.currentNode;
+    // Each child sees the forwarded record's timestamp and headers as its context's; the forwarding processor
+    // gets its own back once the call returns (Kafka's ProcessorContextImpl.forward restores its record context).
+    const previousNode = this.currentNode;
+    const previousTimestampMs = this.currentTimestampMs;
+    const previousHeaders = this.currentHeaders;
     for (const child of node.children) {
       if (childName !== undefined && child.name !== childName) continue;
       this.currentNode = child;
       this.currentTimestampMs = record.timestamp;
+      this.currentHeaders = record.headers;
       child.processor.process(record);
     }
-    this.currentNode = previous;
+    this.currentNode = previousNode;
+    this.currentTimestampMs = previousTimestampMs;
+    this.currentHeaders = previousHeaders;
   }
 
   private contextFor(node: NodeInstance): ProcessorContext<unknown, unknown> {

@@ -7,7 +7,13 @@
 // Reads (the aggregation's own findSessions, interactive queries) see the cache over the store. The cache is in
 // memory only: what it holds at a crash was not committed either, so it is processed again.
 
-import { type CacheBudget, type CacheRecordContext, RecordCache } from './record-cache.js';
+import {
+  type CacheBudget,
+  type CacheRecordContext,
+  type CapturedRecordContext,
+  type FlushedRecord,
+  RecordCache,
+} from './record-cache.js';
 import { SessionStore, type StoredSession, sessionStoreKey } from './session-store.js';
 
 interface DirtySession<K, V> {
@@ -20,12 +26,14 @@ interface DirtySession<K, V> {
   recordTimestamp: number;
 }
 
+/** Hears a session as it leaves the cache; `written` is its last writer's timestamp and headers. */
 export type SessionCacheFlushListener<K, V> = (
   key: K,
   startMs: number,
   endMs: number,
   newValue: V | null,
   oldValue: V | null,
+  written: FlushedRecord,
 ) => void;
 
 export class CachingSessionStore<K, V> extends SessionStore<K, V> {
@@ -34,7 +42,7 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
   private listener: SessionCacheFlushListener<K, V> | null = null;
 
   enableCache(budget: CacheBudget, recordContext: CacheRecordContext | null = null): void {
-    this.cache = new RecordCache(budget, (d) => this.write(d), recordContext);
+    this.cache = new RecordCache(budget, (d, context) => this.write(d, context), recordContext);
   }
 
   get cachingEnabled(): boolean {
@@ -64,11 +72,14 @@ export class CachingSessionStore<K, V> extends SessionStore<K, V> {
     else this.put(key, startMs, endMs, null);
   }
 
-  private write(d: DirtySession<K, V>): void {
+  private write(d: DirtySession<K, V>, context: CapturedRecordContext): void {
     const old = super.fetchSession(d.key, d.startMs, d.endMs);
     if (old === null && d.value === null) return; // created and merged away within the cache
     this.putWritten(d.key, d.startMs, d.endMs, d.value, d.recordTimestamp);
-    this.listener?.(d.key, d.startMs, d.endMs, d.value, old);
+    this.listener?.(d.key, d.startMs, d.endMs, d.value, old, {
+      timestamp: d.recordTimestamp,
+      headers: context.headers,
+    });
   }
 
   /** Writes every cached session through, oldest first, each forwarded through the flush listener. */

@@ -15,7 +15,13 @@
 // committed either (the input offsets are committed after the flush), so it is processed again.
 
 import type { KeyValue } from '../key-value.js';
-import { type CacheBudget, type CacheRecordContext, RecordCache } from './record-cache.js';
+import {
+  type CacheBudget,
+  type CacheRecordContext,
+  type CapturedRecordContext,
+  type FlushedRecord,
+  RecordCache,
+} from './record-cache.js';
 import { PlainKeyValueStore, TimestampedStore } from './store-stack.js';
 import type { ValueAndTimestamp } from './stores.js';
 
@@ -27,10 +33,12 @@ interface Dirty<K, S> {
   timestamp: number;
 }
 
+/** Hears an entry as it leaves the cache; `written` is its last writer's timestamp and headers. */
 export type CacheFlushListener<K, V> = (
   key: K,
   newValue: ValueAndTimestamp<V> | null,
   oldValue: ValueAndTimestamp<V> | null,
+  written: FlushedRecord,
 ) => void;
 
 /** What the cache needs of the typed store under it. */
@@ -50,12 +58,12 @@ interface StoreBelow<K, S> {
 class KeyValueCache<K, S> {
   /** Keyed by the latin1 of the key bytes; null until the runtime turns caching on. */
   private cache: RecordCache<Dirty<K, S>> | null = null;
-  listener: ((key: K, newValue: S | null, oldValue: S | null) => void) | null = null;
+  listener: ((key: K, newValue: S | null, oldValue: S | null, written: FlushedRecord) => void) | null = null;
 
   constructor(private readonly below: StoreBelow<K, S>) {}
 
   enable(budget: CacheBudget, recordContext: CacheRecordContext | null): void {
-    this.cache = new RecordCache(budget, (d) => this.write(d), recordContext);
+    this.cache = new RecordCache(budget, (d, context) => this.write(d, context), recordContext);
   }
 
   get enabled(): boolean {
@@ -81,11 +89,11 @@ class KeyValueCache<K, S> {
     );
   }
 
-  private write(d: Dirty<K, S>): void {
+  private write(d: Dirty<K, S>, context: CapturedRecordContext): void {
     const old = this.below.get(d.key);
     if (old === null && d.value === null) return; // created and deleted within the cache: nothing happened
     this.below.put(d.key, d.value, d.timestamp);
-    this.listener?.(d.key, d.value, old);
+    this.listener?.(d.key, d.value, old, { timestamp: d.timestamp, headers: context.headers });
   }
 
   flush(): void {

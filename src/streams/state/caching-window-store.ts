@@ -7,7 +7,13 @@
 // Reads (the aggregation's own fetch, interactive queries) see the cache over the store. The cache is in memory
 // only: what it holds at a crash was not committed either, so it is processed again.
 
-import { type CacheBudget, type CacheRecordContext, RecordCache } from './record-cache.js';
+import {
+  type CacheBudget,
+  type CacheRecordContext,
+  type CapturedRecordContext,
+  type FlushedRecord,
+  RecordCache,
+} from './record-cache.js';
 import type { ValueAndTimestamp } from './stores.js';
 import { TimestampedWindowStore, windowStoreKey } from './window-store.js';
 
@@ -20,11 +26,13 @@ interface DirtyWindow<K, V> {
   recordTimestamp: number;
 }
 
+/** Hears a window as it leaves the cache; `written` is its last writer's timestamp and headers. */
 export type WindowCacheFlushListener<K, V> = (
   key: K,
   windowStartMs: number,
   newValue: ValueAndTimestamp<V> | null,
   oldValue: ValueAndTimestamp<V> | null,
+  written: FlushedRecord,
 ) => void;
 
 export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<K, V> {
@@ -33,7 +41,7 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
   private listener: WindowCacheFlushListener<K, V> | null = null;
 
   enableCache(budget: CacheBudget, recordContext: CacheRecordContext | null = null): void {
-    this.cache = new RecordCache(budget, (d) => this.write(d), recordContext);
+    this.cache = new RecordCache(budget, (d, context) => this.write(d, context), recordContext);
   }
 
   get cachingEnabled(): boolean {
@@ -71,11 +79,14 @@ export class CachingTimestampedWindowStore<K, V> extends TimestampedWindowStore<
     this.cache.put(id, { key, keyBytes, windowStartMs, value, recordTimestamp }, valueBytes);
   }
 
-  private write(d: DirtyWindow<K, V>): void {
+  private write(d: DirtyWindow<K, V>, context: CapturedRecordContext): void {
     const old = super.fetch(d.key, d.windowStartMs);
     if (old === null && d.value === null) return;
     this.putWritten(d.key, d.value, d.windowStartMs, d.recordTimestamp);
-    this.listener?.(d.key, d.windowStartMs, d.value, old);
+    this.listener?.(d.key, d.windowStartMs, d.value, old, {
+      timestamp: d.recordTimestamp,
+      headers: context.headers,
+    });
   }
 
   /** Writes every cached window through, oldest first, each forwarded through the flush listener. */

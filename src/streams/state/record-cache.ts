@@ -9,11 +9,13 @@
 //
 // The budget is shared by all the caches of one stream thread; it is only touched from that thread's loop.
 //
-// Each entry keeps the record context of the write that cached it (the task's current input record: topic,
-// partition, offset), and its write-through runs within that context again, as Kafka's LRUCacheEntry carries its
-// ProcessorRecordContext: what the flush forwards reads the metadata of the record that produced it, not none.
+// Each entry keeps the record context of the write that cached it (the record being processed: its input place,
+// timestamp and headers), and its write-through runs within that context again and receives it, as Kafka's
+// LRUCacheEntry carries its ProcessorRecordContext: what the flush forwards has the metadata and the headers of the
+// record that last wrote the entry, not none.
 
 import assert from 'node:assert/strict';
+import type { Header } from '../processor.js';
 
 /** The bytes a thread's caches may hold together (statestore.cache.max.bytes divided among the threads). */
 export class CacheBudget {
@@ -26,32 +28,55 @@ export class CacheBudget {
 /** Per-entry overhead counted on top of the id and value bytes (object, map slot, timestamps). */
 export const ENTRY_OVERHEAD_BYTES = 64;
 
+/**
+ * What a cached entry keeps of the record that wrote it, as its flush forwards it (the headers of Kafka's
+ * LRUCacheEntry context); the task's capture may keep more (the input place), which only the task reads.
+ */
+export interface CapturedRecordContext {
+  readonly headers: readonly Header[];
+}
+
+/**
+ * What a flushed entry goes downstream as, besides its key and change: the timestamp and the headers of the record
+ * that last wrote it (Kafka's flush forwards a Record made of the entry's context timestamp and headers).
+ */
+export interface FlushedRecord {
+  readonly timestamp: number;
+  readonly headers: readonly Header[];
+}
+
+/** The context of a write made with no task around it (a store used on its own): no headers. */
+const NO_RECORD_CONTEXT: CapturedRecordContext = Object.freeze({ headers: Object.freeze([]) });
+
 interface Slot<E> {
   entry: E;
   sizeBytes: number;
   /** The record context captured when the entry was cached. */
-  context: unknown;
+  context: CapturedRecordContext;
 }
 
 /** Captures the current record context and runs a write-through within a captured one (the task provides it). */
 export interface CacheRecordContext {
-  capture(): unknown;
-  within(captured: unknown, write: () => void): void;
+  capture(): CapturedRecordContext;
+  within(captured: CapturedRecordContext, write: () => void): void;
 }
 
-/** One store's dirty entries under its thread's budget; `writeThrough` receives each entry as it leaves. */
+/**
+ * One store's dirty entries under its thread's budget; `writeThrough` receives each entry as it leaves, with the
+ * record context of its last write.
+ */
 export class RecordCache<E> {
   private readonly slots = new Map<string, Slot<E>>();
 
   constructor(
     private readonly budget: CacheBudget,
-    private readonly writeThrough: (entry: E) => void,
+    private readonly writeThrough: (entry: E, context: CapturedRecordContext) => void,
     private readonly recordContext: CacheRecordContext | null = null,
   ) {}
 
   private writeWithin(slot: Slot<E>): void {
-    if (this.recordContext === null) this.writeThrough(slot.entry);
-    else this.recordContext.within(slot.context, () => this.writeThrough(slot.entry));
+    if (this.recordContext === null) this.writeThrough(slot.entry, slot.context);
+    else this.recordContext.within(slot.context, () => this.writeThrough(slot.entry, slot.context));
   }
 
   get size(): number {
@@ -77,7 +102,7 @@ export class RecordCache<E> {
       this.budget.usedBytes -= previous.sizeBytes;
       this.slots.delete(id); // re-inserted below: most recently written last
     }
-    this.slots.set(id, { entry, sizeBytes, context: this.recordContext?.capture() });
+    this.slots.set(id, { entry, sizeBytes, context: this.recordContext?.capture() ?? NO_RECORD_CONTEXT });
     this.budget.usedBytes += sizeBytes;
     while (this.budget.usedBytes > this.budget.maxBytes && this.slots.size > 0) this.evictOldest();
   }
