@@ -16,6 +16,7 @@ import {
   DEFAULT_BROKER_ENTITY,
   decodeConfigChange,
   decodeEntityConfig,
+  decodeEntityConfigAsBroker,
   encodeConfigChange,
   encodeEntityConfig,
   topicConfigPath,
@@ -32,6 +33,16 @@ const CHANGE_PREFIX = 'config_change_';
 const RETRY_FIRST_MS = 100;
 const RETRY_MAX_MS = 10_000;
 
+/**
+ * An entity's configs as a change reads them: the configs; or nothing applied, either because the store could not
+ * answer (`retry`: read again after a pause) or because the stored document holds a value that is not a string,
+ * which Kafka's ConfigEntityZNode.decode refuses by throwing: the change is dropped with an error in the log, and
+ * the entity is read again at its next change notification.
+ */
+export type EntityRead =
+  | { readonly ok: true; readonly configs: Map<string, string> }
+  | { readonly ok: false; readonly retry: boolean };
+
 interface DynamicBrokerLayers {
   readonly dynamicBroker: Map<string, string>;
   readonly dynamicDefault: Map<string, string>;
@@ -43,8 +54,12 @@ interface DynamicBrokerLayers {
  */
 export interface ConfigEntityListener {
   readonly entityTypes: readonly string[];
-  reloadAll(): Promise<void>;
-  /** False when the entity could not be read: nothing changed, and DynamicConfig tries again later. */
+  /** False when the entities could not be read: nothing changed, and DynamicConfig tries again later. */
+  reloadAll(): Promise<boolean>;
+  /**
+   * False when the entity could not be read: nothing changed, and DynamicConfig tries again later. True when it
+   * was applied, or when its document was refused (see EntityRead) and waits for its next change.
+   */
   changed(entityPath: string): Promise<boolean>;
 }
 
@@ -57,6 +72,10 @@ export class DynamicConfig {
   private readonly listeners: ConfigEntityListener[] = [];
   /** Entities (as notifications name them) whose change could not be read yet: applied again until one read works. */
   private readonly unapplied = new Set<string>();
+  /** Listeners whose full reload failed: it is tried again, as a change is, until one works. */
+  private readonly unloaded = new Set<ConfigEntityListener>();
+  /** Whether the last look at /config/changes failed: only then does a retry list the notifications again. */
+  private changesUnread = false;
   private retryTimer: NodeJS.Timeout | null = null;
   private retryDelayMs = RETRY_FIRST_MS;
 
@@ -81,7 +100,7 @@ export class DynamicConfig {
   /** Loads the dynamic broker layers and starts watching for changes. */
   async start(): Promise<void> {
     if (!(await this.reloadBrokerLayers())) this.applyLater(`brokers/${this.brokerId}`);
-    for (const l of this.listeners) await l.reloadAll();
+    for (const l of this.listeners) if (!(await l.reloadAll())) this.reloadLater(l);
     await this.processChanges();
   }
 
@@ -97,21 +116,22 @@ export class DynamicConfig {
    * would reset a topic kept forever to the 7-day default, or a compacted one to delete.
    */
   async readEntity(path: string): Promise<Map<string, string> | null> {
-    const node = await this.store.get(path);
-    if (node.ok) return this.decodedEntity(path, node.value.data);
-    if (node.code === 'NONODE') return new Map();
-    this.logger.warn(`reading the config at ${path} failed (${node.code}): keeping the current values`);
-    return null;
+    const read = await this.readEntityForChange(path);
+    return read.ok ? read.configs : null;
   }
 
-  /** A config node's keys; data that does not decode counts as none, with a log line. */
-  private decodedEntity(path: string, data: Uint8Array): Map<string, string> {
-    const config = entityConfigOf(data);
-    if (config instanceof Error) {
-      this.logger.warn(`ignoring unreadable config at ${path}: ${config.message}`);
-      return new Map();
+  /** As readEntity, saying too whether a failed read is worth another try (see EntityRead). */
+  async readEntityForChange(path: string): Promise<EntityRead> {
+    const node = await this.store.get(path);
+    if (!node.ok && node.code === 'NONODE') return { ok: true, configs: new Map() };
+    if (!node.ok) {
+      this.logger.warn(`reading the config at ${path} failed (${node.code}): keeping the current values`);
+      return { ok: false, retry: true };
     }
-    return config;
+    const config = entityConfigOf(node.value.data);
+    if (!(config instanceof Error)) return { ok: true, configs: config };
+    this.logger.error(`refusing the config at ${path} (${config.message}): keeping the current values`);
+    return { ok: false, retry: false };
   }
 
   /**
@@ -135,8 +155,10 @@ export class DynamicConfig {
   private async readStored(path: string): Promise<Map<string, string> | null> {
     const node = await this.store.get(path);
     if (!node.ok) return node.code === 'NONODE' ? new Map() : null;
-    const config = entityConfigOf(node.value.data);
-    return config instanceof Error ? null : config;
+    // Strict: data that does not decode is not taken for no overrides, which an edit would then write over.
+    if (node.value.data.length === 0) return new Map();
+    const decoded = decodeEntityConfig(node.value.data);
+    return decoded.ok ? new Map(Object.entries(decoded.value)) : null;
   }
 
   /** Writes a topic's complete overrides and notifies every broker. Returns false when the store refused. */
@@ -180,9 +202,13 @@ export class DynamicConfig {
     const reader = new DynamicConfig(store, brokerId, topicConfigs, null, logger);
     const read = async (path: string): Promise<Map<string, string>> => {
       const node = await store.get(path);
-      if (node.ok) return reader.decodedEntity(path, node.value.data);
-      if (node.code === 'NONODE') return new Map();
-      throw new Error(`reading the dynamic broker configs at ${path} failed: ${node.code}`);
+      if (!node.ok && node.code === 'NONODE') return new Map();
+      if (!node.ok) throw new Error(`reading the dynamic broker configs at ${path} failed: ${node.code}`);
+      // As Kafka's DynamicBrokerConfig.initialize, whose decode throws: a value that is not a string fails the start.
+      const config = entityConfigOf(node.value.data);
+      if (config instanceof Error)
+        throw new Error(`the dynamic broker configs at ${path}: ${config.message}`);
+      return config;
     };
     const perBroker = await read(brokerConfigPath(brokerId as BrokerId));
     const clusterDefault = await read(brokerConfigPath(DEFAULT_BROKER_ENTITY));
@@ -278,9 +304,11 @@ export class DynamicConfig {
     if (!children.ok && children.code !== 'NONODE') {
       // No watch is set: without another try, no change would be seen until the next session.
       this.logger.warn(`reading ${CONFIG_CHANGES_PATH} failed (${children.code}): trying again`);
+      this.changesUnread = true;
       this.scheduleRetry();
       return;
     }
+    this.changesUnread = false;
     if (!children.ok) {
       // Not created yet (a fresh cluster): every notification that will appear is news. Watch for the node.
       this.primed = true;
@@ -305,6 +333,7 @@ export class DynamicConfig {
         // As Kafka's ZkNodeChangeNotificationListener: the last change processed stays before this one, which is
         // read again, with the ones after it, on the next try.
         this.logger.warn(`reading config change ${change.name} failed (${node.code}): trying again`);
+        this.changesUnread = true;
         this.scheduleRetry();
         return;
       }
@@ -322,6 +351,17 @@ export class DynamicConfig {
     this.scheduleRetry();
   }
 
+  /**
+   * Remembers a listener whose full reload failed, to reload it again after a pause. Kafka's ZkConfigManager.startup
+   * reads every entity through KafkaZkClient, which waits out a lost connection (another failure there stops its
+   * start). Here the reload also runs after a new session, where nothing can stop: the broker keeps serving with
+   * the quotas it has, and without another try they would stay stale until the next session or restart.
+   */
+  private reloadLater(listener: ConfigEntityListener): void {
+    this.unloaded.add(listener);
+    this.scheduleRetry();
+  }
+
   private scheduleRetry(): void {
     if (this.stopped || this.retryTimer !== null) return;
     const delayMs = this.retryDelayMs;
@@ -333,13 +373,17 @@ export class DynamicConfig {
     this.retryTimer.unref();
   }
 
+  /** Tries again what failed, and only that: an entity's read does not list the notifications again. */
   private async retry(): Promise<void> {
     if (this.stopped) return;
     for (const entityPath of [...this.unapplied]) {
       if (await this.apply(entityPath)) this.unapplied.delete(entityPath);
     }
-    await this.processChanges();
-    if (this.unapplied.size > 0) this.scheduleRetry();
+    for (const listener of [...this.unloaded]) {
+      if (await listener.reloadAll()) this.unloaded.delete(listener);
+    }
+    if (this.changesUnread) await this.processChanges();
+    if (this.unapplied.size > 0 || this.unloaded.size > 0) this.scheduleRetry();
     else if (this.retryTimer === null) this.retryDelayMs = RETRY_FIRST_MS;
   }
 
@@ -349,9 +393,9 @@ export class DynamicConfig {
     const type = entityPath.slice(0, slash);
     const name = entityPath.slice(slash + 1);
     if (type === 'topics') {
-      const overrides = await this.readEntity(topicConfigPath(name));
-      if (overrides === null) return false;
-      this.topicConfigs.setOverrides(name, overrides);
+      const read = await this.readEntityForChange(topicConfigPath(name));
+      if (!read.ok) return !read.retry;
+      this.topicConfigs.setOverrides(name, read.configs);
       this.replicas?.refreshSettings(name);
       this.onTopicOverrides(name);
       return true;
@@ -364,14 +408,19 @@ export class DynamicConfig {
     return applied;
   }
 
-  /** Reads both dynamic broker layers again; false when either could not be read, with both left as they were. */
+  /**
+   * Reads both dynamic broker layers again; false when either could not be read (to be tried again), with both left
+   * as they were. A layer whose document is refused (see EntityRead) leaves both as they were too, until its next
+   * change.
+   */
   private async reloadBrokerLayers(): Promise<boolean> {
-    const perBroker = await this.readEntity(brokerConfigPath(this.brokerId as BrokerId));
-    const clusterDefault = await this.readEntity(brokerConfigPath(DEFAULT_BROKER_ENTITY));
-    if (perBroker === null || clusterDefault === null) return false;
+    const perBroker = await this.readEntityForChange(brokerConfigPath(this.brokerId as BrokerId));
+    const clusterDefault = await this.readEntityForChange(brokerConfigPath(DEFAULT_BROKER_ENTITY));
+    if (!perBroker.ok || !clusterDefault.ok)
+      return ![perBroker, clusterDefault].some((r) => !r.ok && r.retry);
     this.topicConfigs.setLayers({
       ...this.topicConfigs.layers,
-      ...this.brokerLayersOf(perBroker, clusterDefault),
+      ...this.brokerLayersOf(perBroker.configs, clusterDefault.configs),
     });
     this.replicas?.refreshAllSettings();
     try {
@@ -384,9 +433,9 @@ export class DynamicConfig {
   }
 }
 
-/** A config node's data as keys and values (empty data: none), or why it does not decode. */
+/** A config node's data as keys and values, as a Kafka broker reads it (empty data: none), or why it is refused. */
 function entityConfigOf(data: Uint8Array): Map<string, string> | Error {
   if (data.length === 0) return new Map();
-  const decoded = decodeEntityConfig(data);
+  const decoded = decodeEntityConfigAsBroker(data);
   return decoded.ok ? new Map(Object.entries(decoded.value)) : decoded.error;
 }

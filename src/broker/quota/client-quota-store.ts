@@ -4,7 +4,7 @@
 
 import type { CoordinationStore } from '../../controller/store/store.js';
 import { CONFIG_PATH } from '../../controller/zk-layout/index.js';
-import type { DynamicConfig } from '../dynamic-config.js';
+import type { DynamicConfig, EntityRead } from '../dynamic-config.js';
 import { desanitizeEntityName, entityConfigPath, type QuotaEntity } from './quota-entity.js';
 
 export interface EntityConfigs {
@@ -24,6 +24,11 @@ export class ClientQuotaStore {
    */
   read(entity: QuotaEntity): Promise<Map<string, string> | null> {
     return this.dynamicConfig.readEntity(`${CONFIG_PATH}/${entityConfigPath(entity)}`);
+  }
+
+  /** As read, for a change notification: whether a failed read is worth another try (see EntityRead). */
+  readForChange(entity: QuotaEntity): Promise<EntityRead> {
+    return this.dynamicConfig.readEntityForChange(`${CONFIG_PATH}/${entityConfigPath(entity)}`);
   }
 
   /** Replaces the entity's document and notifies every broker; false when the store refused the write. */

@@ -85,12 +85,12 @@ export class ClientQuotas implements ConfigEntityListener {
     else this.known.delete(k);
   }
 
-  async reloadAll(): Promise<void> {
+  async reloadAll(): Promise<boolean> {
     const seen = new Set<string>();
     const all = await this.store.all();
     if (all === null) {
-      this.logger.warn('reading the client quotas failed: keeping the current ones');
-      return;
+      this.logger.warn('reading the client quotas failed: keeping the current ones, trying again');
+      return false;
     }
     for (const { entity, configs } of all) {
       if (entity.ip !== undefined) continue; // IP entities are IpConnectionQuotas' (ip-quotas.ts)
@@ -98,14 +98,15 @@ export class ClientQuotas implements ConfigEntityListener {
       this.apply(entity, configs);
     }
     for (const [k, entity] of [...this.known]) if (!seen.has(k)) this.apply(entity, new Map());
+    return true;
   }
 
   async changed(entityPath: string): Promise<boolean> {
     const entity = parseEntityConfigPath(entityPath);
     if (entity === null) return true;
-    const configs = await this.store.read(entity);
-    if (configs === null) return false;
-    this.apply(entity, configs);
+    const read = await this.store.readForChange(entity);
+    if (!read.ok) return !read.retry;
+    this.apply(entity, read.configs);
     return true;
   }
 }

@@ -94,12 +94,14 @@ export class IpConnectionQuotas implements ConfigEntityListener {
     }
   }
 
-  async reloadAll(): Promise<void> {
+  async reloadAll(): Promise<boolean> {
     const seen = new Set<string | null>();
     const ips = await this.store.ips();
     if (ips === null) {
-      this.logger.warn('reading the IP connection rate quotas failed: keeping the current ones');
-      return;
+      this.logger.warn(
+        'reading the IP connection rate quotas failed: keeping the current ones, trying again',
+      );
+      return false;
     }
     for (const { entity, configs } of ips) {
       seen.add(entity.ip ?? null);
@@ -108,14 +110,15 @@ export class IpConnectionQuotas implements ConfigEntityListener {
     for (const ip of [...this.bounds.keys()]) {
       if (!seen.has(ip)) this.apply({ user: undefined, clientId: undefined, ip }, new Map());
     }
+    return true;
   }
 
   async changed(entityPath: string): Promise<boolean> {
     const entity = parseEntityConfigPath(entityPath);
     if (entity === null || entity.ip === undefined) return true;
-    const configs = await this.store.read(entity);
-    if (configs === null) return false;
-    this.apply(entity, configs);
+    const read = await this.store.readForChange(entity);
+    if (!read.ok) return !read.retry;
+    this.apply(entity, read.configs);
     return true;
   }
 }

@@ -6,7 +6,7 @@
 //   {"version":2,"entity_path":"topics/orders"}
 //   Version 1, from Kafka before 1.1, said {"version":1,"entity_type":"topics","entity_name":"orders"}.
 
-import { type Decoded, decodeJson, encodeJson } from './json.js';
+import { type Decoded, decodeJson, encodeJson, LayoutDecodeError } from './json.js';
 
 export function encodeEntityConfig(config: Readonly<Record<string, string>>): Uint8Array {
   return encodeJson({ version: 1, config });
@@ -17,6 +17,42 @@ export function decodeEntityConfig(bytes: Uint8Array): Decoded<Record<string, st
     json.version([1]);
     return json.has('config') ? json.stringMap('config') : {};
   });
+}
+
+/**
+ * An entity config node read as a broker applying it reads it, which is what Kafka's ConfigEntityZNode.decode
+ * does: data that is not a JSON object, or without a "config" object, holds no configs (Json.parseBytes answers
+ * None, and the properties stay empty), and the version is not looked at. A value that is not a string is the one
+ * refusal (its `to[String]` throws): the caller keeps what it has rather than read a half-written document as
+ * configs removed.
+ */
+export function decodeEntityConfigAsBroker(bytes: Uint8Array): Decoded<Record<string, string>> {
+  const root = parsedObject(bytes);
+  const config = root === null ? null : root.config;
+  if (config === null || typeof config !== 'object' || Array.isArray(config)) return { ok: true, value: {} };
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(config as Record<string, unknown>)) {
+    if (typeof value !== 'string') {
+      const reason = `config.${key} is not a string: ${JSON.stringify(value)}`;
+      return { ok: false, error: new LayoutDecodeError('entity config', reason) };
+    }
+    out[key] = value;
+  }
+  return { ok: true, value: out };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The JSON object `bytes` hold, or null when they are not UTF-8 JSON or not an object (Jackson's parse error). */
+function parsedObject(bytes: Uint8Array): Record<string, unknown> | null {
+  try {
+    const raw: unknown = JSON.parse(utf8.decode(bytes));
+    return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+      ? (raw as Record<string, unknown>)
+      : null;
+  } catch {
+    return null;
+  }
 }
 
 export interface ConfigChangeNotification {

@@ -1,0 +1,212 @@
+// What DynamicConfig tries again, and what it leaves for the next change, with a real ZooKeeper behind a broker:
+// - the client quotas read in full at start, denied (NOAUTH) and then allowed, apply without a restart, as Kafka's
+//   ZkConfigManager.startup reads them through a client that retries until it gets an answer;
+// - a topic config node with a value that is not a string changes nothing (Kafka's ConfigEntityZNode.decode throws
+//   on `to[String]`, the notification is logged and dropped), and the next change of the topic applies;
+// - so does a dynamic broker config read before the logs load: there the start fails, as Kafka's does;
+// - while only an entity's read is pending, the retries read that entity and do not list /config/changes again.
+
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type * as zk from 'node-zookeeper-client';
+import { CreateMode } from 'node-zookeeper-client';
+import { RenewableSession } from '../../src/broker/cluster/renewable-session.js';
+import {
+  brokerConfigPath,
+  CONFIG_CHANGES_PATH,
+  CONFIG_PATH,
+  configChangeCreatePath,
+  DEFAULT_BROKER_ENTITY,
+  encodeConfigChange,
+  encodeEntityConfig,
+  topicConfigPath,
+} from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { buildBatch } from '../../src/protocol/records/batch-builder.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { createTopic, WireClient } from '../helpers/wire-client.js';
+import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+import {
+  ACL_ADMIN_ONLY,
+  ACL_OPEN,
+  connectedZooKeeperTool,
+  zooKeeperCall,
+} from '../helpers/zookeeper-tool.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A topic's effective value of `key` as DescribeConfigs answers it. */
+async function describedValue(broker: InProcessBroker, topic: string, key: string): Promise<string | null> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const response = await client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+      resources: [{ resourceType: 2, resourceName: topic, configurationKeys: [key] }],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    assert.equal(response.results[0].errorCode, ErrorCode.NONE);
+    return (response.results[0].configs as { value: string | null }[])[0]?.value ?? null;
+  } finally {
+    client.close();
+  }
+}
+
+/** The throttle_time_ms of one Produce v9 of about 2 KB by client id `clientId`. */
+async function produceThrottleMs(broker: InProcessBroker, clientId: string, topic: string): Promise<number> {
+  const client = await WireClient.connect(broker.host, broker.port, clientId);
+  try {
+    const response = await client.call(ApiKey.PRODUCE, 9, {
+      transactionalId: null,
+      acks: 1,
+      timeoutMs: 5000,
+      topicData: [
+        {
+          name: topic,
+          partitionData: [{ index: 0, records: buildBatch([{ value: 'x'.repeat(2000) }]) }],
+        },
+      ],
+    });
+    assert.equal(response.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+    return response.throttleTimeMs as number;
+  } finally {
+    client.close();
+  }
+}
+
+describe('dynamic config retries', () => {
+  let zooKeeper: TestZooKeeper;
+  let tool: zk.Client | undefined;
+
+  before(async () => {
+    zooKeeper = await startTestZooKeeper();
+    tool = await connectedZooKeeperTool(zooKeeper.connect);
+  });
+  after(async () => {
+    tool?.close();
+    await zooKeeper?.stop();
+  });
+
+  const notify = (entityPath: string) =>
+    zooKeeperCall((done) =>
+      tool!.create(
+        configChangeCreatePath(),
+        Buffer.from(encodeConfigChange({ entityPath })),
+        CreateMode.PERSISTENT_SEQUENTIAL,
+        done,
+      ),
+    );
+
+  it('client quotas whose read at start was denied apply once readable, without a restart', async () => {
+    const clients = `${CONFIG_PATH}/clients`;
+    const data = Buffer.from(encodeEntityConfig({ producer_byte_rate: '100' }));
+    await zooKeeperCall((done) => tool!.mkdirp(`${clients}/slow`, data, done));
+    await zooKeeperCall((done) => tool!.setACL(clients, ACL_ADMIN_ONLY, -1, done));
+    let broker: InProcessBroker | undefined;
+    try {
+      broker = await startInProcessBroker({
+        'zookeeper.connect': zooKeeper.connect,
+        'quota.window.num': 2,
+      });
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, 'quota-reload', { numPartitions: 1, replicationFactor: 1 });
+      } finally {
+        client.close();
+      }
+      // Unread, the quota does not apply: the broker serves without it.
+      assert.equal(await produceThrottleMs(broker, 'slow', 'quota-reload'), 0);
+      await zooKeeperCall((done) => tool!.setACL(clients, ACL_OPEN, -1, done));
+      const deadline = Date.now() + 20_000;
+      while ((await produceThrottleMs(broker, 'slow', 'quota-reload')) === 0) {
+        assert.ok(Date.now() < deadline, 'the quota was not applied after /config/clients read again');
+        await sleep(100);
+      }
+    } finally {
+      await zooKeeperCall((done) => tool!.setACL(clients, ACL_OPEN, -1, done)).catch(() => {});
+      await broker?.stop();
+    }
+  });
+
+  it('a topic config with a value that is not a string changes nothing; the next change applies', async () => {
+    const broker = await startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect });
+    try {
+      const topic = 'not-a-string';
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, topic, { configs: { 'retention.ms': '86400000' } });
+      } finally {
+        client.close();
+      }
+      assert.equal(await describedValue(broker, topic, 'retention.ms'), '86400000');
+
+      const path = topicConfigPath(topic);
+      const bad = Buffer.from('{"version":1,"config":{"retention.ms":5,"segment.ms":"3600000"}}');
+      await zooKeeperCall((done) => tool!.setData(path, bad, -1, done));
+      await notify(`topics/${topic}`);
+      await sleep(1000); // the notification is read and dropped
+      assert.equal(await describedValue(broker, topic, 'retention.ms'), '86400000');
+      assert.equal(await describedValue(broker, topic, 'segment.ms'), '604800000');
+
+      const good = Buffer.from(encodeEntityConfig({ 'retention.ms': '3600000' }));
+      await zooKeeperCall((done) => tool!.setData(path, good, -1, done));
+      await notify(`topics/${topic}`);
+      const deadline = Date.now() + 10_000;
+      while ((await describedValue(broker, topic, 'retention.ms')) !== '3600000') {
+        assert.ok(Date.now() < deadline, 'the next change was not applied');
+        await sleep(50);
+      }
+    } finally {
+      await broker.stop();
+    }
+  });
+
+  it('a dynamic broker config with a value that is not a string fails the start, as in Kafka', async () => {
+    // Kafka: DynamicBrokerConfig.initialize reads the layers with getEntityConfigs before the logs, and its decode throws.
+    const path = brokerConfigPath(DEFAULT_BROKER_ENTITY);
+    const bad = Buffer.from('{"version":1,"config":{"log.retention.ms":-1}}');
+    await zooKeeperCall((done) => tool!.mkdirp(path, bad, done));
+    try {
+      await assert.rejects(
+        startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect }).then((b) => b.stop()),
+        /log\.retention\.ms is not a string/,
+      );
+    } finally {
+      await zooKeeperCall((done) => tool!.setData(path, Buffer.from(encodeEntityConfig({})), -1, done));
+    }
+  });
+
+  it('retrying an entity read does not list the change notifications again', async () => {
+    const path = brokerConfigPath(DEFAULT_BROKER_ENTITY);
+    await zooKeeperCall((done) =>
+      tool!.mkdirp(path, Buffer.from(encodeEntityConfig({ 'log.roll.ms': '3600000' })), done),
+    );
+    const broker = await startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect });
+    // Counts the broker's store calls; the broker's ZooKeeper store is a RenewableSession.
+    const counts = { listings: 0, entityReads: 0 };
+    const { children, get } = RenewableSession.prototype;
+    RenewableSession.prototype.children = function (this: RenewableSession, p, w) {
+      if (p === CONFIG_CHANGES_PATH) counts.listings++;
+      return children.call(this, p, w);
+    };
+    RenewableSession.prototype.get = function (this: RenewableSession, p, w) {
+      if (p === path) counts.entityReads++;
+      return get.call(this, p, w);
+    };
+    try {
+      await zooKeeperCall((done) => tool!.setACL(path, ACL_ADMIN_ONLY, -1, done));
+      await notify(`brokers/${DEFAULT_BROKER_ENTITY}`);
+      await sleep(400); // the notification is read and the default's read fails
+      counts.listings = 0;
+      counts.entityReads = 0;
+      await sleep(1600); // retries after 200, 400 and 800 ms
+      assert.ok(counts.entityReads >= 2, `the default was read again ${counts.entityReads} times`);
+      assert.equal(counts.listings, 0, 'no notification came: /config/changes is not listed again');
+    } finally {
+      RenewableSession.prototype.children = children;
+      RenewableSession.prototype.get = get;
+      await zooKeeperCall((done) => tool!.setACL(path, ACL_OPEN, -1, done)).catch(() => {});
+      await broker.stop();
+    }
+  });
+});
