@@ -112,6 +112,7 @@ import { ReplicaManager } from './replica/replica-manager.js';
 import { internalTopicAppender } from './replica/replicated-append.js';
 import { createRequestDispatcher } from './request-dispatcher.js';
 import type { RequestInterception } from './request-interceptor.js';
+import { StartReads } from './start-reads.js';
 import { readTopicOverrides } from './stored-topic-configs.js';
 import { TopicConfigs } from './topic-configs.js';
 import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
@@ -311,11 +312,13 @@ export class Broker {
     const poisonFrames = process.env.BROOK_DEBUG_POISON_FRAMES === '1';
     const framePool = new FramePool(config.brookNetworkFramePoolBytes, poisonFrames);
     // The cluster id comes first, for the log directory's meta.properties check.
-    const clusterIdRead = await readClusterId(this.store!);
+    // These reads wait out a ZooKeeper outage, as Kafka's do (start-reads.ts).
+    const reads = new StartReads(this.store!, () => this.stopping !== null, logger.child('start'));
+    const clusterIdRead = await readClusterId(reads);
     if (!clusterIdRead.ok) throw new Error(`reading the cluster id failed: ${clusterIdRead.reason}`);
     const clusterId = clusterIdRead.value;
-    await this.readOverridesOfLogsOnDisk(topicConfigs);
-    await DynamicConfig.loadBeforeLogs(this.store!, this.brokerId, topicConfigs, logger.child('config'));
+    await this.readOverridesOfLogsOnDisk(reads, topicConfigs);
+    await DynamicConfig.loadBeforeLogs(reads, this.brokerId, topicConfigs, logger.child('config'));
     const storageConfigFor = (topic: string) =>
       // The group commit keys are cluster-wide dynamic: read from the merged layers each time, so a change
       // reaches every log when DynamicConfig re-reads the layers and refreshes each partition's settings.
@@ -359,13 +362,16 @@ export class Broker {
    * has no overrides; any other failed read stops the start, as in Kafka, where the ZooKeeper error of
    * getEntityConfigs fails LogManager.startup: opened on the broker's defaults until the controller's first
    * request, a topic kept forever (retention.ms=-1) could lose data to a retention or cleaner pass meanwhile. A
-   * ZooKeeper that is only unreachable is waited for by the store itself (zookeeper-store.ts requestTimeoutMs)
-   * before a read answers CONNECTIONLOSS, as Kafka's retryRequestsUntilConnected waits for the connection.
+   * ZooKeeper that is only unreachable is waited for however long it takes (`store` is StartReads), as Kafka's
+   * retryRequestsUntilConnected waits for the connection.
    */
-  private async readOverridesOfLogsOnDisk(topicConfigs: TopicConfigs): Promise<void> {
+  private async readOverridesOfLogsOnDisk(
+    store: CoordinationStore,
+    topicConfigs: TopicConfigs,
+  ): Promise<void> {
     const topics = topicsOnDisk(this.options.config.logDirs);
     if (topics.size === 0) return;
-    const unread = await readTopicOverrides(this.store!, topics, topicConfigs);
+    const unread = await readTopicOverrides(store, topics, topicConfigs);
     if (unread.length === 0) return;
     const shown =
       unread

@@ -1,0 +1,147 @@
+// A ZooKeeper outage longer than the store's request timeout (2 x zookeeper.session.timeout.ms) while the broker
+// reads, at start, the overrides of the topics with logs on disk or the dynamic broker configs: the start waits
+// for ZooKeeper and goes on with what it reads then, as Kafka's KafkaZkClient.retryRequestsUntilConnected waits
+// without a bound. Before, the read answered CONNECTIONLOSS and the start failed. The server is killed (kill -9)
+// when the broker sends the read, and started again on the same port and data 3 s later.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type * as zk from 'node-zookeeper-client';
+import { RenewableSession } from '../../src/broker/cluster/renewable-session.js';
+import {
+  brokerConfigPath,
+  DEFAULT_BROKER_ENTITY,
+  encodeEntityConfig,
+  topicConfigPath,
+} from '../../src/controller/zk-layout/index.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import { ApiKey } from '../../src/protocol/registry.js';
+import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { createTopic, WireClient } from '../helpers/wire-client.js';
+import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
+import { connectedZooKeeperTool, zooKeeperCall } from '../helpers/zookeeper-tool.js';
+
+const SESSION_TIMEOUT_MS = 1000;
+/** Longer than the store's request timeout (2 x the session timeout), after which a read answers CONNECTIONLOSS. */
+const OUTAGE_MS = 3000;
+
+/** A topic's effective value of `key` as DescribeConfigs answers it. */
+async function describedValue(broker: InProcessBroker, topic: string, key: string): Promise<string | null> {
+  const client = await WireClient.connect(broker.host, broker.port);
+  try {
+    const response = await client.call(ApiKey.DESCRIBE_CONFIGS, 4, {
+      resources: [{ resourceType: 2, resourceName: topic, configurationKeys: [key] }],
+      includeSynonyms: false,
+      includeDocumentation: false,
+    });
+    assert.equal(response.results[0].errorCode, ErrorCode.NONE);
+    return (response.results[0].configs as { value: string | null }[])[0]?.value ?? null;
+  } finally {
+    client.close();
+  }
+}
+
+describe('a ZooKeeper outage during the start reads', () => {
+  let zooKeeper: TestZooKeeper;
+  let tool: zk.Client | undefined;
+  const { get } = RenewableSession.prototype;
+
+  before(async () => {
+    zooKeeper = await startTestZooKeeper();
+    tool = await connectedZooKeeperTool(zooKeeper.connect);
+  });
+  after(async () => {
+    RenewableSession.prototype.get = get;
+    tool?.close();
+    await zooKeeper?.stop();
+  });
+
+  /** Kills ZooKeeper when the broker first reads `path`, and starts it again OUTAGE_MS later. */
+  function outageAtRead(path: string): { restarted: Promise<void> } {
+    let restarted: Promise<void> = Promise.resolve();
+    let done = false;
+    RenewableSession.prototype.get = async function (this: RenewableSession, p, w) {
+      if (p === path && !done) {
+        done = true;
+        await zooKeeper.kill();
+        restarted = new Promise((r) => setTimeout(r, OUTAGE_MS)).then(() => zooKeeper.restart());
+      }
+      return get.call(this, p, w);
+    };
+    return {
+      get restarted() {
+        return restarted;
+      },
+    };
+  }
+
+  const settings = {
+    'zookeeper.session.timeout.ms': SESSION_TIMEOUT_MS,
+    'zookeeper.connection.timeout.ms': SESSION_TIMEOUT_MS,
+  };
+
+  it('waits while it reads the dynamic broker configs, and starts with them', async () => {
+    await zooKeeperCall((done) =>
+      tool!.mkdirp(
+        brokerConfigPath(DEFAULT_BROKER_ENTITY),
+        Buffer.from(encodeEntityConfig({ 'log.roll.ms': '3600000' })),
+        done,
+      ),
+    );
+    const outage = outageAtRead(brokerConfigPath(0 as never));
+    let broker: InProcessBroker | undefined;
+    try {
+      broker = await startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect, ...settings });
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, 'after-outage', { numPartitions: 1, replicationFactor: 1 });
+      } finally {
+        client.close();
+      }
+      assert.equal(await describedValue(broker, 'after-outage', 'segment.ms'), '3600000');
+    } finally {
+      RenewableSession.prototype.get = get;
+      await outage.restarted;
+      await broker?.stop();
+    }
+  });
+
+  it('waits while it reads the overrides of the topics on disk, and opens them with those', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
+    const topic = 'on-disk';
+    let broker: InProcessBroker | undefined;
+    try {
+      broker = await startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect }, { dataDir });
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, topic, {
+          numPartitions: 1,
+          replicationFactor: 1,
+          configs: { 'retention.ms': '-1' },
+        });
+      } finally {
+        client.close();
+      }
+      await broker.stop();
+      broker = undefined;
+
+      const outage = outageAtRead(topicConfigPath(topic));
+      try {
+        broker = await startInProcessBroker(
+          { 'zookeeper.connect': zooKeeper.connect, ...settings },
+          { dataDir },
+        );
+      } finally {
+        RenewableSession.prototype.get = get;
+        await outage.restarted;
+      }
+      assert.equal(await describedValue(broker, topic, 'retention.ms'), '-1');
+    } finally {
+      await broker?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
