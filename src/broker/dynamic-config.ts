@@ -191,7 +191,10 @@ export class DynamicConfig {
    * The dynamic broker layers read once before the logs are loaded, into `topicConfigs` only (no replica manager
    * exists yet), as Kafka's KafkaServer initializes DynamicBrokerConfig before it creates the LogManager: loading
    * and recovery read max.message.bytes, the index sizes and log.preallocate. As there (getEntityConfigs), a read
-   * that fails other than for a missing node fails the start. start() reads them again and watches for changes.
+   * that fails other than for a missing node fails the start. start() reads them again and watches for changes:
+   * watching begins by taking the notifications present as history, so a change made between the two reads (during
+   * log recovery, say) would otherwise be lost. Kafka reads them twice as well (DynamicBrokerConfig.initialize,
+   * then ZkConfigManager.startup's fetchAllEntityConfigs of every broker entity).
    */
   static async loadBeforeLogs(
     store: CoordinationStore,

@@ -4,6 +4,8 @@
 // - a topic config node with a value that is not a string changes nothing (Kafka's ConfigEntityZNode.decode throws
 //   on `to[String]`, the notification is logged and dropped), and the next change of the topic applies;
 // - so does a dynamic broker config read before the logs load: there the start fails, as Kafka's does;
+// - a cluster default changed between its read before the logs load and the start of watching is applied (why the
+//   start reads the broker layers twice, as Kafka does);
 // - while only an entity's read is pending, the retries read that entity and do not list /config/changes again.
 
 import assert from 'node:assert/strict';
@@ -173,6 +175,48 @@ describe('dynamic config retries', () => {
       );
     } finally {
       await zooKeeperCall((done) => tool!.setData(path, Buffer.from(encodeEntityConfig({})), -1, done));
+    }
+  });
+
+  it('a cluster default changed after its read before the logs load is in effect once started', async () => {
+    // Why start() reads the broker layers again after loadBeforeLogs (Kafka too reads them twice: in
+    // DynamicBrokerConfig.initialize, and in ZkConfigManager.startup's fetchAllEntityConfigs): watching starts by
+    // taking the notifications present as history, so a change made between the two would otherwise be lost.
+    const path = brokerConfigPath(DEFAULT_BROKER_ENTITY);
+    await zooKeeperCall((done) =>
+      tool!.mkdirp(path, Buffer.from(encodeEntityConfig({ 'log.roll.ms': '3600000' })), done),
+    );
+    await zooKeeperCall((done) =>
+      tool!.setData(path, Buffer.from(encodeEntityConfig({ 'log.roll.ms': '3600000' })), -1, done),
+    );
+    const { get } = RenewableSession.prototype;
+    let changed = false;
+    RenewableSession.prototype.get = async function (this: RenewableSession, p, w) {
+      const result = await get.call(this, p, w);
+      if (p === path && !changed) {
+        changed = true;
+        const data = Buffer.from(encodeEntityConfig({ 'log.roll.ms': '7200000' }));
+        await zooKeeperCall((done) => tool!.setData(path, data, -1, done));
+        await notify(`brokers/${DEFAULT_BROKER_ENTITY}`);
+      }
+      return result;
+    };
+    let broker: InProcessBroker | undefined;
+    try {
+      broker = await startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect });
+      RenewableSession.prototype.get = get;
+      assert.ok(changed);
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, 'rolled', { numPartitions: 1, replicationFactor: 1 });
+      } finally {
+        client.close();
+      }
+      assert.equal(await describedValue(broker, 'rolled', 'segment.ms'), '7200000');
+    } finally {
+      RenewableSession.prototype.get = get;
+      await zooKeeperCall((done) => tool!.setData(path, Buffer.from(encodeEntityConfig({})), -1, done));
+      await broker?.stop();
     }
   });
 
