@@ -2,7 +2,8 @@
 // reads, at start, the overrides of the topics with logs on disk or the dynamic broker configs: the start waits
 // for ZooKeeper and goes on with what it reads then, as Kafka's KafkaZkClient.retryRequestsUntilConnected waits
 // without a bound. Before, the read answered CONNECTIONLOSS and the start failed. The server is killed (kill -9)
-// when the broker sends the read, and started again on the same port and data 3 s later.
+// when the broker sends the read, and started again on the same port and data 3 s later. A stop while the start
+// waits ends the wait.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,7 +11,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type * as zk from 'node-zookeeper-client';
+import { Broker } from '../../src/broker/broker.js';
 import { RenewableSession } from '../../src/broker/cluster/renewable-session.js';
+import { loadBrokerConfig } from '../../src/broker/config/load-broker-config.js';
+import { systemClock } from '../../src/common/clock.js';
+import { silentLogger } from '../../src/common/logger.js';
 import {
   brokerConfigPath,
   DEFAULT_BROKER_ENTITY,
@@ -141,6 +146,46 @@ describe('a ZooKeeper outage during the start reads', () => {
       assert.equal(await describedValue(broker, topic, 'retention.ms'), '-1');
     } finally {
       await broker?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+  it('a stop while it waits ends the wait: the start fails and the stop completes', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
+    let killed = false;
+    RenewableSession.prototype.get = async function (this: RenewableSession, p, w) {
+      if (p === brokerConfigPath(0 as never) && !killed) {
+        killed = true;
+        await zooKeeper.kill(); // and not started again until the broker has stopped
+      }
+      return get.call(this, p, w);
+    };
+    const overrides = new Map(
+      Object.entries({
+        'broker.id': 0,
+        listeners: 'PLAINTEXT://127.0.0.1:0',
+        'log.dirs': dataDir,
+        'zookeeper.connect': zooKeeper.connect,
+        ...settings,
+      }).map(([k, v]) => [k, String(v)]),
+    );
+    const loaded = await loadBrokerConfig({ configPath: null, overrides, warn: () => {} });
+    const broker = new Broker({ ...loaded, clock: systemClock, logger: silentLogger });
+    try {
+      const started = broker.start();
+      while (!killed) await new Promise((r) => setTimeout(r, 20));
+      await new Promise((r) => setTimeout(r, 3 * SESSION_TIMEOUT_MS)); // past the request timeout: waiting
+      const stopAtMs = Date.now();
+      const stopped = broker.stop();
+      await assert.rejects(started, /CONNECTIONLOSS|SESSIONEXPIRED/);
+      await stopped;
+      const tookMs = Date.now() - stopAtMs;
+      // The read in flight answers within its request timeout, and closing a session with no server takes a
+      // while; without the stop ending the wait, the start (and the stop after it) would never end.
+      assert.ok(tookMs < 15_000, `the stop took ${tookMs} ms`);
+    } finally {
+      RenewableSession.prototype.get = get;
+      await broker.stop().catch(() => {});
+      await zooKeeper.restart();
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
