@@ -52,7 +52,7 @@ import { AdminCalls } from './admin-calls.js';
 import { beforeDeadline, Cluster, type MetadataSnapshot, type PartitionInfo } from './cluster.js';
 import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
-import { partitionLeader } from './partition-leader-lookup.js';
+import { invalidatesLeader, partitionLeader } from './partition-leader-lookup.js';
 import {
   CoordinatorType,
   checkCloseTimeout,
@@ -994,13 +994,16 @@ export class Admin {
 
   /**
    * One DeleteRecords per leader, as Kafka's DeleteRecordsHandler with PartitionLeaderStrategy: a Metadata request
-   * for the partitions' topics maps each to its leader (partitionLeader); a partition without a leader, or not
-   * listed yet, is looked up again, and one its leader answers with a retriable error (NOT_LEADER_OR_FOLLOWER after
-   * a leader change, REQUEST_TIMED_OUT) is looked up and sent again, with backoff, until `deadlineMs`. Then the
-   * partitions still unanswered fail with REQUEST_TIMED_OUT (Kafka's TimeoutException; low watermark -1, as Kafka
-   * gives none for a failed partition) and the others keep their answers. When the call's `retries`
-   * (if given) run out first, the last retriable failure is the answer of the partitions still unanswered. One
-   * answer per entry, in the order of `entries`.
+   * for the topics of the partitions without a known leader maps each to its leader (partitionLeader); a partition
+   * without a leader, or not listed yet, is looked up again. A partition its leader answers with an error that
+   * invalidates the leader (NOT_LEADER_OR_FOLLOWER after a leader change: invalidatesLeader), or whose request
+   * failed on the connection, is looked up and sent again; one answered with another retriable error
+   * (REQUEST_TIMED_OUT) is sent to the same leader again without a lookup, as Kafka's AdminApiDriver keeps it
+   * mapped. Each round after the first waits the backoff; all ends at `deadlineMs`. Then the partitions still
+   * unanswered fail with REQUEST_TIMED_OUT (Kafka's TimeoutException; low watermark -1, as Kafka gives none for a
+   * failed partition) and the others keep their answers. When the call's `retries` (if given) run out first, the
+   * last retriable failure is the answer of the partitions still unanswered. One answer per entry, in the order of
+   * `entries`.
    */
   private async deleteRecordsAtLeaders(
     entries: readonly (TopicPartition & { offset: number })[],
@@ -1008,6 +1011,7 @@ export class Admin {
     requestTimeoutMs: number,
   ): Promise<(PartitionResult & { lowWatermark: number })[]> {
     type Answer = PartitionResult & { lowWatermark: number };
+    type Entry = TopicPartition & { offset: number };
     const keyOf = (topic: string, partition: number) => `${partition}/${topic}`;
     const answers = new Map<string, Answer>();
     const fail = (r: TopicPartition, error: KafkaProtocolError) =>
@@ -1017,37 +1021,27 @@ export class Admin {
         lowWatermark: -1,
         error,
       });
-    let pending = [...entries];
+    /** The partitions still to send: by leader, and those whose leader is to be looked up. */
+    let byLeader = new Map<number, Entry[]>();
+    let unmapped: Entry[] = [...entries];
     let lastFailure: unknown = null;
     try {
-      for (let attempt = 0; pending.length > 0; attempt++) {
+      for (let attempt = 0; unmapped.length > 0 || byLeader.size > 0; attempt++) {
         if (attempt > this.callRetries) {
-          for (const r of pending)
+          for (const r of [...unmapped, ...[...byLeader.values()].flat()])
             fail(r, asProtocolError(lastFailure, `deleteRecords of ${r.topic}-${r.partition}`));
           break;
         }
         if (attempt > 0) await this.cluster.backoffUntil(attempt - 1, deadlineMs, lastFailure);
-        const retry: typeof pending = [];
-        let snapshot: MetadataSnapshot;
-        try {
-          const topics = [...new Set(pending.map((r) => r.topic))];
-          snapshot = await beforeDeadline(this.cluster.fetchMetadata(topics), deadlineMs, attempt);
-        } catch (err) {
-          if (err instanceof CallTimeoutError || !isRetriableError(err)) throw err;
-          lastFailure = err;
-          continue;
-        }
-        const byLeader = new Map<number, typeof pending>();
-        for (const r of pending) {
-          const leader = partitionLeader(snapshot, r.topic, r.partition);
-          if (leader instanceof KafkaProtocolError) fail(r, leader);
-          else if (leader === null) {
-            lastFailure = new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `${r.topic}-${r.partition}`);
-            retry.push(r);
-          } else byLeader.set(leader, [...(byLeader.get(leader) ?? []), r]);
-        }
+        const lookup = await this.deleteRecordsLookup(unmapped, deadlineMs, attempt, fail);
+        if (lookup.lastFailure !== null) lastFailure = lookup.lastFailure;
+        for (const [leader, list] of lookup.byLeader)
+          byLeader.set(leader, [...(byLeader.get(leader) ?? []), ...list]);
+        const sending = byLeader;
+        byLeader = new Map();
+        unmapped = lookup.unmapped;
         await Promise.all(
-          [...byLeader].map(async ([leader, list]) => {
+          [...sending].map(async ([leader, list]) => {
             let res: DeleteRecordsResponse;
             try {
               res = await beforeDeadline(
@@ -1063,8 +1057,9 @@ export class Admin {
               );
             } catch (err) {
               if (err instanceof CallTimeoutError || !isRetriableError(err)) throw err;
+              // As Kafka's admin after a disconnect: the leader may have gone, so look it up again.
               lastFailure = err;
-              retry.push(...list);
+              unmapped.push(...list);
               return;
             }
             const codes = new Map<string, { code: number; lowWatermark: bigint }>();
@@ -1074,6 +1069,7 @@ export class Admin {
                   code: p.errorCode,
                   lowWatermark: p.lowWatermark,
                 });
+            const again: Entry[] = [];
             for (const r of list) {
               const answer = codes.get(keyOf(r.topic, r.partition));
               if (answer === undefined) {
@@ -1089,7 +1085,8 @@ export class Admin {
                   answer.code,
                   `${r.topic}-${r.partition} at broker ${leader}`,
                 );
-                retry.push(r);
+                if (invalidatesLeader(answer.code)) unmapped.push(r);
+                else again.push(r);
               } else {
                 answers.set(keyOf(r.topic, r.partition), {
                   topic: r.topic,
@@ -1099,9 +1096,9 @@ export class Admin {
                 });
               }
             }
+            if (again.length > 0) byLeader.set(leader, [...(byLeader.get(leader) ?? []), ...again]);
           }),
         );
-        pending = retry;
       }
     } catch (err) {
       if (!(err instanceof CallTimeoutError)) throw err;
@@ -1118,6 +1115,40 @@ export class Admin {
       }
     }
     return entries.map((r) => answers.get(keyOf(r.topic, r.partition))!);
+  }
+
+  /**
+   * The leaders of `entries` from one Metadata request for their topics (none when `entries` is empty): by leader,
+   * those to look up again (no leader yet, not listed yet) with the reason, and through `fail` those that fail for
+   * good. After a retriable failure of the request itself, all of `entries` are to look up again.
+   */
+  private async deleteRecordsLookup<E extends TopicPartition>(
+    entries: readonly E[],
+    deadlineMs: number,
+    attempt: number,
+    fail: (r: TopicPartition, error: KafkaProtocolError) => void,
+  ): Promise<{ byLeader: Map<number, E[]>; unmapped: E[]; lastFailure: unknown }> {
+    const byLeader = new Map<number, E[]>();
+    const unmapped: E[] = [];
+    let lastFailure: unknown = null;
+    if (entries.length === 0) return { byLeader, unmapped, lastFailure };
+    let snapshot: MetadataSnapshot;
+    try {
+      const topics = [...new Set(entries.map((r) => r.topic))];
+      snapshot = await beforeDeadline(this.cluster.fetchMetadata(topics), deadlineMs, attempt);
+    } catch (err) {
+      if (err instanceof CallTimeoutError || !isRetriableError(err)) throw err;
+      return { byLeader, unmapped: [...entries], lastFailure: err };
+    }
+    for (const r of entries) {
+      const leader = partitionLeader(snapshot, r.topic, r.partition);
+      if (leader instanceof KafkaProtocolError) fail(r, leader);
+      else if (leader === null) {
+        lastFailure = new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `${r.topic}-${r.partition}`);
+        unmapped.push(r);
+      } else byLeader.set(leader, [...(byLeader.get(leader) ?? []), r]);
+    }
+    return { byLeader, unmapped, lastFailure };
   }
 
   /**

@@ -51,3 +51,30 @@ export function partitionLeader(
   }
   return p.leader >= 0 ? p.leader : null;
 }
+
+/**
+ * The partition errors of a leader's answer that Kafka's clients read as stale metadata (the codes of its
+ * InvalidMetadataException subclasses): the partition's leader is looked up again before the next attempt. Any
+ * other retriable error (REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS, UNKNOWN_LEADER_EPOCH) leaves the leader standing,
+ * and the request goes to the same broker again (DeleteRecordsHandler.handlePartitionError, AdminApiDriver).
+ */
+const LEADER_INVALIDATED: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+  ErrorCode.LEADER_NOT_AVAILABLE,
+  ErrorCode.NOT_LEADER_OR_FOLLOWER,
+  ErrorCode.REPLICA_NOT_AVAILABLE,
+  ErrorCode.NETWORK_EXCEPTION,
+  ErrorCode.KAFKA_STORAGE_ERROR,
+  ErrorCode.LISTENER_NOT_FOUND,
+  ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
+  ErrorCode.ELIGIBLE_LEADERS_NOT_AVAILABLE,
+  ErrorCode.ELECTION_NOT_NEEDED,
+  ErrorCode.UNKNOWN_TOPIC_ID,
+  ErrorCode.INCONSISTENT_TOPIC_ID,
+]);
+
+/** Whether a leader's partition answer with `code` means the leader must be looked up again. */
+export function invalidatesLeader(code: number): boolean {
+  return LEADER_INVALIDATED.has(code);
+}

@@ -2,8 +2,9 @@
 // unknown topics not tolerated): a topic the metadata does not know fails its partitions with
 // UNKNOWN_TOPIC_OR_PARTITION after that one lookup, not retried; a partition the metadata does not list yet, or
 // lists without a leader, is looked up again until the call's timeout; a partition its leader answers
-// NOT_LEADER_OR_FOLLOWER (an InvalidMetadataException) is looked up again and sent again, and one answered with a
-// retriable error is sent again. Other partitions of the call are answered meanwhile.
+// NOT_LEADER_OR_FOLLOWER (an InvalidMetadataException) is looked up again and sent again, and one answered with
+// another retriable error is sent again to the same leader without a lookup (AdminApiDriver keeps it mapped). Other
+// partitions of the call are answered meanwhile.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -112,6 +113,73 @@ describe('Admin.deleteRecords leader lookup', () => {
       suite.broker.interception.clear();
     }
   });
+
+  it('a retriable answer that leaves the leader standing is sent again to it without a new lookup', async () => {
+    // Kafka's DeleteRecordsHandler leaves a partition answered with a retriable error that is no
+    // InvalidMetadataException (REQUEST_TIMED_OUT, NOT_ENOUGH_REPLICAS) mapped to the same broker: the AdminApiDriver
+    // sends it there again after the backoff, and only NOT_LEADER_OR_FOLLOWER and its kind send it back to lookup.
+    await created('records-slow', 1);
+    let metadataRequests = 0;
+    let deleteRequests = 0;
+    const answers = [ErrorCode.REQUEST_TIMED_OUT, ErrorCode.NOT_ENOUGH_REPLICAS];
+    suite.broker.interception.set((request) => {
+      if (request.apiKey === ApiKey.METADATA) metadataRequests++;
+      if (request.apiKey !== ApiKey.DELETE_RECORDS) return undefined;
+      deleteRequests++;
+      return request.handle().then((answer) => {
+        const response = answer as DeleteRecordsResponse;
+        const code = answers.shift();
+        if (code === undefined) return response;
+        return {
+          ...response,
+          topics: response.topics.map((t) => ({
+            ...t,
+            partitions: t.partitions.map((p) => ({ ...p, errorCode: code, lowWatermark: -1n })),
+          })),
+        };
+      });
+    });
+    try {
+      const [result] = await suite.admin.deleteRecords([{ topic: 'records-slow', partition: 0, offset: 0 }]);
+      assert.equal(result!.error, null);
+      assert.equal(deleteRequests, 3, 'two retriable answers, then the deletion');
+      assert.equal(metadataRequests, 1, 'the leader was looked up once');
+    } finally {
+      suite.broker.interception.clear();
+    }
+  });
+
+  it('a leader error sends the partition back to lookup', async () => {
+    await created('records-relookup', 1);
+    let metadataRequests = 0;
+    const answers = [ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.FENCED_LEADER_EPOCH];
+    suite.broker.interception.set((request) => {
+      if (request.apiKey === ApiKey.METADATA) metadataRequests++;
+      if (request.apiKey !== ApiKey.DELETE_RECORDS) return undefined;
+      return request.handle().then((answer) => {
+        const response = answer as DeleteRecordsResponse;
+        const code = answers.shift();
+        if (code === undefined) return response;
+        return {
+          ...response,
+          topics: response.topics.map((t) => ({
+            ...t,
+            partitions: t.partitions.map((p) => ({ ...p, errorCode: code, lowWatermark: -1n })),
+          })),
+        };
+      });
+    });
+    try {
+      const [result] = await suite.admin.deleteRecords([
+        { topic: 'records-relookup', partition: 0, offset: 0 },
+      ]);
+      assert.equal(result!.error, null);
+      assert.equal(metadataRequests, 3, 'one lookup, and one after each leader error');
+    } finally {
+      suite.broker.interception.clear();
+    }
+  });
+
   it('a partition given twice is sent once, with its first offset, and answered once', async () => {
     // Kafka's Admin.deleteRecords takes a Map, so a partition is sent once; Brook's calls that take arrays keep the
     // first entry of a key, as createTopics and createPartitions do.
