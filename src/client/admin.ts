@@ -6,7 +6,7 @@
 
 import { pbkdf2Sync, randomBytes } from 'node:crypto';
 import { decodeAssignment, decodeSubscription } from '../protocol/consumer-protocol/index.js';
-import { ErrorCode, isRetriable } from '../protocol/errors.js';
+import { ErrorCode } from '../protocol/errors.js';
 import type { OffsetCommitResponse } from '../protocol/messages/08-offset-commit.js';
 import type {
   OffsetFetchResponse,
@@ -49,10 +49,12 @@ import {
   unrepresentableTopic,
 } from './admin-arguments.js';
 import { AdminCalls } from './admin-calls.js';
-import { beforeDeadline, Cluster, type MetadataSnapshot, type PartitionInfo } from './cluster.js';
+import { firstError, type ListedOffsetValue, listOffsetsByPartition } from './admin-list-offsets.js';
+import { beforeDeadline, Cluster, type PartitionInfo } from './cluster.js';
 import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
 import { adminClientId, type ClientOptions } from './options.js';
-import { invalidatesLeader, partitionLeader } from './partition-leader-lookup.js';
+import { callPartitionLeaders, type LeaderPartitionAnswer, partitionKey } from './partition-leader-calls.js';
+import { invalidatesLeader } from './partition-leader-lookup.js';
 import {
   CoordinatorType,
   checkCloseTimeout,
@@ -63,7 +65,6 @@ import {
   findCoordinators,
   LATEST_TIMESTAMP,
   type LookupBound,
-  listOffsets,
   MAX_TIMESTAMP,
   type OffsetAnswer,
   type TopicPartition,
@@ -92,13 +93,6 @@ export const CONFIG_SOURCES = [
 
 function errorOf(code: number, message?: string | null): KafkaProtocolError | null {
   return code === 0 ? null : new KafkaProtocolError(code, message);
-}
-
-/** A retriable failure as the Kafka error a partition's answer carries: its own code, else NETWORK_EXCEPTION. */
-function asProtocolError(failure: unknown, detail: string): KafkaProtocolError {
-  if (failure instanceof KafkaProtocolError) return failure;
-  const message = failure instanceof Error ? `${detail}: ${failure.message}` : detail;
-  return new KafkaProtocolError(ErrorCode.NETWORK_EXCEPTION, message, { cause: failure });
 }
 
 /**
@@ -352,6 +346,16 @@ export interface PartitionResult extends TopicPartition {
  * first at or after a timestamp (ms).
  */
 export type OffsetSpec = 'earliest' | 'latest' | 'max-timestamp' | number;
+
+/** The options of Admin.listOffsets (Kafka's ListOffsetsOptions, and the call's timeout). */
+export interface ListOffsetsOptions {
+  isolationLevel?: 'read_uncommitted' | 'read_committed';
+  /** The call's timeout; default.api.timeout.ms when not given. */
+  timeoutMs?: number;
+}
+
+/** One partition's answer of listOffsets(..., { perPartition: true }): offset -1 and its error when it failed. */
+export interface ListedOffset extends PartitionResult, ListedOffsetValue {}
 
 function isOffsetSpec(spec: unknown): spec is OffsetSpec {
   return spec === 'earliest' || spec === 'latest' || spec === 'max-timestamp' || isInt(spec, 64);
@@ -993,187 +997,90 @@ export class Admin {
   }
 
   /**
-   * One DeleteRecords per leader, as Kafka's DeleteRecordsHandler with PartitionLeaderStrategy: a Metadata request
-   * for the topics of the partitions without a known leader maps each to its leader (partitionLeader); a partition
-   * without a leader, or not listed yet, is looked up again. A partition its leader answers with an error that
-   * invalidates the leader (NOT_LEADER_OR_FOLLOWER after a leader change: invalidatesLeader), or whose request
-   * failed on the connection, is looked up and sent again; one answered with another retriable error
-   * (REQUEST_TIMED_OUT) is sent to the same leader again without a lookup, as Kafka's AdminApiDriver keeps it
-   * mapped. Each round after the first waits the backoff; all ends at `deadlineMs`. Then the partitions still
-   * unanswered fail with REQUEST_TIMED_OUT (Kafka's TimeoutException; low watermark -1, as Kafka gives none for a
-   * failed partition) and the others keep their answers. When the call's `retries` (if given) run out first, the
-   * last retriable failure is the answer of the partitions still unanswered. One answer per entry, in the order of
-   * `entries`.
+   * One DeleteRecords per leader, as Kafka's DeleteRecordsHandler with PartitionLeaderStrategy
+   * (callPartitionLeaders): a partition whose leader answers an InvalidMetadataException code (NOT_LEADER_OR_FOLLOWER
+   * after a leader change: invalidatesLeader) is looked up again, one answered with another retriable error
+   * (REQUEST_TIMED_OUT) goes to the same leader again, until `deadlineMs`; a failed partition's low watermark is -1,
+   * as Kafka gives none. One answer per entry, in the order of `entries`.
    */
   private async deleteRecordsAtLeaders(
     entries: readonly (TopicPartition & { offset: number })[],
     deadlineMs: number,
     requestTimeoutMs: number,
   ): Promise<(PartitionResult & { lowWatermark: number })[]> {
-    type Answer = PartitionResult & { lowWatermark: number };
-    type Entry = TopicPartition & { offset: number };
-    const keyOf = (topic: string, partition: number) => `${partition}/${topic}`;
-    const answers = new Map<string, Answer>();
-    const fail = (r: TopicPartition, error: KafkaProtocolError) =>
-      answers.set(keyOf(r.topic, r.partition), {
+    const outcomes = await callPartitionLeaders(this.cluster, entries, {
+      name: 'deleteRecords',
+      deadlineMs,
+      retries: this.callRetries,
+      invalidatesLeader,
+      send: async (leader, list) => {
+        const res = await this.cluster.send<DeleteRecordsResponse>(leader, ApiKey.DELETE_RECORDS, {
+          topics: [...byTopic([...list])].map(([name, ps]) => ({
+            name,
+            partitions: ps.map((p) => ({ partitionIndex: p.partition, offset: BigInt(p.offset) })),
+          })),
+          timeoutMs: requestTimeoutMs,
+        });
+        const answers = new Map<string, LeaderPartitionAnswer<number>>();
+        for (const t of res.topics)
+          for (const p of t.partitions)
+            answers.set(partitionKey(t.name, p.partitionIndex), {
+              code: p.errorCode,
+              value: Number(p.lowWatermark),
+            });
+        return answers;
+      },
+    });
+    return entries.map((r) => {
+      const outcome = outcomes.get(partitionKey(r.topic, r.partition))!;
+      return {
         topic: r.topic,
         partition: r.partition,
-        lowWatermark: -1,
-        error,
-      });
-    /** The partitions still to send: by leader, and those whose leader is to be looked up. */
-    let byLeader = new Map<number, Entry[]>();
-    let unmapped: Entry[] = [...entries];
-    let lastFailure: unknown = null;
-    try {
-      for (let attempt = 0; unmapped.length > 0 || byLeader.size > 0; attempt++) {
-        if (attempt > this.callRetries) {
-          for (const r of [...unmapped, ...[...byLeader.values()].flat()])
-            fail(r, asProtocolError(lastFailure, `deleteRecords of ${r.topic}-${r.partition}`));
-          break;
-        }
-        if (attempt > 0) await this.cluster.backoffUntil(attempt - 1, deadlineMs, lastFailure);
-        const lookup = await this.deleteRecordsLookup(unmapped, deadlineMs, attempt, fail);
-        if (lookup.lastFailure !== null) lastFailure = lookup.lastFailure;
-        for (const [leader, list] of lookup.byLeader)
-          byLeader.set(leader, [...(byLeader.get(leader) ?? []), ...list]);
-        const sending = byLeader;
-        byLeader = new Map();
-        unmapped = lookup.unmapped;
-        await Promise.all(
-          [...sending].map(async ([leader, list]) => {
-            let res: DeleteRecordsResponse;
-            try {
-              res = await beforeDeadline(
-                this.cluster.send<DeleteRecordsResponse>(leader, ApiKey.DELETE_RECORDS, {
-                  topics: [...byTopic(list)].map(([name, ps]) => ({
-                    name,
-                    partitions: ps.map((p) => ({ partitionIndex: p.partition, offset: BigInt(p.offset) })),
-                  })),
-                  timeoutMs: requestTimeoutMs,
-                }),
-                deadlineMs,
-                attempt,
-              );
-            } catch (err) {
-              if (err instanceof CallTimeoutError || !isRetriableError(err)) throw err;
-              // As Kafka's admin after a disconnect: the leader may have gone, so look it up again.
-              lastFailure = err;
-              unmapped.push(...list);
-              return;
-            }
-            const codes = new Map<string, { code: number; lowWatermark: bigint }>();
-            for (const t of res.topics)
-              for (const p of t.partitions)
-                codes.set(keyOf(t.name, p.partitionIndex), {
-                  code: p.errorCode,
-                  lowWatermark: p.lowWatermark,
-                });
-            const again: Entry[] = [];
-            for (const r of list) {
-              const answer = codes.get(keyOf(r.topic, r.partition));
-              if (answer === undefined) {
-                fail(
-                  r,
-                  new KafkaProtocolError(
-                    ErrorCode.UNKNOWN_SERVER_ERROR,
-                    `broker ${leader} did not answer ${r.topic}-${r.partition}`,
-                  ),
-                );
-              } else if (answer.code !== ErrorCode.NONE && isRetriable(answer.code)) {
-                lastFailure = new KafkaProtocolError(
-                  answer.code,
-                  `${r.topic}-${r.partition} at broker ${leader}`,
-                );
-                if (invalidatesLeader(answer.code)) unmapped.push(r);
-                else again.push(r);
-              } else {
-                answers.set(keyOf(r.topic, r.partition), {
-                  topic: r.topic,
-                  partition: r.partition,
-                  lowWatermark: answer.code === ErrorCode.NONE ? Number(answer.lowWatermark) : -1,
-                  error: errorOf(answer.code),
-                });
-              }
-            }
-            if (again.length > 0) byLeader.set(leader, [...(byLeader.get(leader) ?? []), ...again]);
-          }),
-        );
-      }
-    } catch (err) {
-      if (!(err instanceof CallTimeoutError)) throw err;
-      for (const r of entries) {
-        if (answers.has(keyOf(r.topic, r.partition))) continue;
-        fail(
-          r,
-          new KafkaProtocolError(
-            ErrorCode.REQUEST_TIMED_OUT,
-            `deleteRecords of ${r.topic}-${r.partition}: ${err.message}`,
-            { cause: err },
-          ),
-        );
-      }
-    }
-    return entries.map((r) => answers.get(keyOf(r.topic, r.partition))!);
+        lowWatermark: outcome.value ?? -1,
+        error: outcome.error,
+      };
+    });
   }
 
   /**
-   * The leaders of `entries` from one Metadata request for their topics (none when `entries` is empty): by leader,
-   * those to look up again (no leader yet, not listed yet) with the reason, and through `fail` those that fail for
-   * good. After a retriable failure of the request itself, all of `entries` are to look up again.
-   */
-  private async deleteRecordsLookup<E extends TopicPartition>(
-    entries: readonly E[],
-    deadlineMs: number,
-    attempt: number,
-    fail: (r: TopicPartition, error: KafkaProtocolError) => void,
-  ): Promise<{ byLeader: Map<number, E[]>; unmapped: E[]; lastFailure: unknown }> {
-    const byLeader = new Map<number, E[]>();
-    const unmapped: E[] = [];
-    let lastFailure: unknown = null;
-    if (entries.length === 0) return { byLeader, unmapped, lastFailure };
-    let snapshot: MetadataSnapshot;
-    try {
-      const topics = [...new Set(entries.map((r) => r.topic))];
-      snapshot = await beforeDeadline(this.cluster.fetchMetadata(topics), deadlineMs, attempt);
-    } catch (err) {
-      if (err instanceof CallTimeoutError || !isRetriableError(err)) throw err;
-      return { byLeader, unmapped: [...entries], lastFailure: err };
-    }
-    for (const r of entries) {
-      const leader = partitionLeader(snapshot, r.topic, r.partition);
-      if (leader instanceof KafkaProtocolError) fail(r, leader);
-      else if (leader === null) {
-        lastFailure = new KafkaProtocolError(ErrorCode.LEADER_NOT_AVAILABLE, `${r.topic}-${r.partition}`);
-        unmapped.push(r);
-      } else byLeader.set(leader, [...(byLeader.get(leader) ?? []), r]);
-    }
-    return { byLeader, unmapped, lastFailure };
-  }
-
-  /**
-   * Offsets by spec: earliest, latest, the max-timestamp record, or the first at or after a timestamp. A partition
-   * whose topic is no string or empty fails the call with INVALID_TOPIC_EXCEPTION before anything is sent (Kafka's
-   * metadata lookup answers it so); a spec that is none of these, or an argument that is not an array, is a
-   * TypeError (Java's OffsetSpec rules them out) rather than a failure deep in the request encoding.
+   * Offsets by spec: earliest, latest, the max-timestamp record, or the first at or after a timestamp. Each
+   * partition goes to its leader as Kafka's ListOffsetsHandler sends it (listOffsetsByPartition), until `timeoutMs`
+   * (default.api.timeout.ms). The array answer is Kafka's ListOffsetsResult.all(): the offsets in the order given,
+   * or the first failed partition's error thrown, and there a partition whose topic is no string or empty fails the
+   * call with INVALID_TOPIC_EXCEPTION before anything is sent. With `perPartition: true`, as Kafka's
+   * partitionResult(tp) futures, each entry is answered on its own: its offset, or its error with offset, timestamp
+   * and leader epoch -1 (the unrepresentable topic there too). A spec that is none of the four, or an argument that
+   * is not an array, is a TypeError (Java's OffsetSpec rules them out) rather than a failure deep in the encoding.
    */
   async listOffsets(
     requests: (TopicPartition & { spec: OffsetSpec })[],
-    options: { isolationLevel?: 'read_uncommitted' | 'read_committed' } = {},
-  ): Promise<OffsetAnswer[]> {
+    options?: ListOffsetsOptions & { perPartition?: false },
+  ): Promise<OffsetAnswer[]>;
+  async listOffsets(
+    requests: (TopicPartition & { spec: OffsetSpec })[],
+    options: ListOffsetsOptions & { perPartition: true },
+  ): Promise<ListedOffset[]>;
+  async listOffsets(
+    requests: (TopicPartition & { spec: OffsetSpec })[],
+    options: ListOffsetsOptions & { perPartition?: boolean } = {},
+  ): Promise<OffsetAnswer[] | ListedOffset[]> {
     if (!Array.isArray(requests)) {
       throw new TypeError(
         `listOffsets takes an array of { topic, partition, spec } entries, not ${describeValue(requests)}`,
       );
     }
-    for (const r of requests) {
-      if (typeof r?.topic !== 'string' || r.topic === '') throw unrepresentableTopic(r?.topic);
-      if (!isOffsetSpec(r.spec)) {
+    const perPartition = options.perPartition === true;
+    const unsendable = new Map<number, KafkaProtocolError>();
+    requests.forEach((r, i) => {
+      if (typeof r?.topic !== 'string' || r.topic === '') {
+        if (!perPartition) throw unrepresentableTopic(r?.topic);
+        unsendable.set(i, unrepresentableTopic(r?.topic));
+      } else if (!isOffsetSpec(r.spec)) {
         throw new TypeError(
           `the offset spec of ${r.topic}-${r.partition} is not 'earliest', 'latest', 'max-timestamp' or a timestamp: ${describeValue(r.spec)}`,
         );
       }
-    }
+    });
     const ts = (s: OffsetSpec): number =>
       s === 'earliest'
         ? EARLIEST_TIMESTAMP
@@ -1182,11 +1089,37 @@ export class Admin {
           : s === 'max-timestamp'
             ? MAX_TIMESTAMP
             : s;
-    return listOffsets(
+    const sendable = requests.filter((_, i) => !unsendable.has(i));
+    const outcomes = await listOffsetsByPartition(
       this.cluster,
-      requests.map((r) => ({ topic: r.topic, partition: r.partition, timestamp: ts(r.spec) })),
-      options.isolationLevel === 'read_committed' ? 1 : 0,
+      sendable.map((r) => ({ topic: r.topic, partition: r.partition, timestamp: ts(r.spec) })),
+      {
+        isolationLevel: options.isolationLevel === 'read_committed' ? 1 : 0,
+        deadlineMs: this.deadline(options.timeoutMs),
+        retries: this.callRetries,
+      },
     );
+    if (!perPartition) {
+      const error = firstError(outcomes);
+      if (error !== null) throw error;
+      return outcomes.map((o, i) => ({
+        topic: sendable[i]!.topic,
+        partition: sendable[i]!.partition,
+        ...o.value!,
+      }));
+    }
+    let next = 0;
+    return requests.map((r, i): ListedOffset => {
+      const failed = unsendable.get(i);
+      const topic = typeof r?.topic === 'string' ? r.topic : '';
+      const partition = typeof r?.partition === 'number' ? r.partition : -1;
+      if (failed !== undefined)
+        return { topic, partition, offset: -1, timestamp: -1, leaderEpoch: -1, error: failed };
+      const outcome = outcomes[next++]!;
+      return outcome.error === null
+        ? { topic, partition, ...outcome.value, error: null }
+        : { topic, partition, offset: -1, timestamp: -1, leaderEpoch: -1, error: outcome.error };
+    });
   }
 
   /** Elects leaders (preferred or unclean) for these partitions, or for every partition when omitted. */

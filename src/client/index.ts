@@ -10,8 +10,11 @@ export type {
   CreateTopicResult,
   GroupDescription,
   GroupOffset,
+  ListedOffset,
+  ListOffsetsOptions,
   NewTopic,
   OffsetSpec,
+  PartitionResult,
   TopicDescription,
 } from './admin.js';
 export { Admin } from './admin.js';
