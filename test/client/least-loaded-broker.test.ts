@@ -112,3 +112,34 @@ test('a broker in reconnect backoff is not chosen', async () => {
     }
   }
 });
+
+test('a bootstrap server and the broker at its address back off apart, as Kafka nodes -1 and 7', async () => {
+  // Kafka 3.9 keys ClusterConnectionStates by node id: the bootstrap servers are nodes -1, -2, ... of
+  // MetadataSnapshot.bootstrap and the brokers the ids Metadata gives, with no look at the address, so a broker
+  // listed at a bootstrap server's host:port is a second node with a backoff of its own.
+  listed = [0, DEAD_NODE];
+  const cluster = new Cluster({
+    bootstrapServers: `127.0.0.1:${deadPort},127.0.0.1:${broker.port}`,
+    reconnectBackoffMs: 60_000,
+    reconnectBackoffMaxMs: 60_000,
+  });
+  try {
+    const before = deadAccepts;
+    await cluster.refreshMetadata();
+    assert.equal(deadAccepts, before + 1, 'bootstrap node -1 was tried first, and failed');
+    await assert.rejects(cluster.connection(DEAD_NODE));
+    assert.equal(
+      deadAccepts,
+      before + 2,
+      "broker 7 was tried although -1's backoff at its address still runs",
+    );
+    assert.equal(
+      await cluster.anyConnection(),
+      await cluster.openConnection(0),
+      'broker 7 is now in backoff',
+    );
+    assert.equal(deadAccepts, before + 2);
+  } finally {
+    await cluster.close();
+  }
+});
