@@ -6,7 +6,8 @@
 // (the deletion stands and goes on), one whose leadership moved meanwhile NOT_LEADER_OR_FOLLOWER. Each partition's
 // low_watermark is the lowest log start among them. As Kafka's ReplicaManager, it refuses the internal topics
 // (INVALID_TOPIC_EXCEPTION), a topic whose cleanup.policy lacks delete (POLICY_VIOLATION) and an offset below 0
-// or above the high watermark (OFFSET_OUT_OF_RANGE), each with low_watermark -1.
+// or above the high watermark (OFFSET_OUT_OF_RANGE), each with low_watermark -1. A partition named twice is
+// deleted to its last offset and answered once (byPartitionOnce).
 
 import type { BrokerId } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -25,6 +26,24 @@ import type { Partition } from '../replica/partition.js';
 
 const HIGH_WATERMARK = -1n;
 
+/**
+ * The request's partitions once each, under one entry per topic, as Kafka's KafkaApis.handleDeleteRecordsRequest
+ * reads them into a map by partition: a partition named again (in its topic's list or under the topic named again)
+ * takes the later offset, and keeps the place where it was first named.
+ */
+function byPartitionOnce(topics: DeleteRecordsRequest['topics']): DeleteRecordsRequest['topics'] {
+  const offsets = new Map<string, Map<number, bigint>>();
+  for (const topic of topics) {
+    let partitions = offsets.get(topic.name);
+    if (partitions === undefined) offsets.set(topic.name, (partitions = new Map()));
+    for (const p of topic.partitions) partitions.set(p.partitionIndex, p.offset);
+  }
+  return [...offsets].map(([name, partitions]) => ({
+    name,
+    partitions: [...partitions].map(([partitionIndex, offset]) => ({ partitionIndex, offset })),
+  }));
+}
+
 /** A partition whose log start moved here, waiting for its followers'. */
 interface Waiting {
   readonly partition: Partition;
@@ -42,7 +61,7 @@ export const deleteRecordsHandler = defineHandler<DeleteRecordsRequest, DeleteRe
     const waiting: Waiting[] = [];
     const response: DeleteRecordsResponse = {
       throttleTimeMs: 0,
-      topics: request.topics.map((topic) => {
+      topics: byPartitionOnce(request.topics).map((topic) => {
         // Kafka's check: DELETE on the topic.
         const allowed = authorizeTopic(context, AclOperation.DELETE, topic.name);
         return {
