@@ -124,6 +124,8 @@ export class Cluster {
   /** Per broker, the connection lookup of the latest send() not yet ended: the next one waits for it. */
   private readonly lookups = new Map<number, Promise<Connection>>();
   private bootstrapConnection: Promise<Connection> | null = null;
+  /** Connections being opened (socket, ApiVersions, SASL): close() ends them rather than wait for their broker. */
+  private readonly opening = new Set<Connection>();
   private bootstrapIndex = 0;
   private metadata: MetadataSnapshot = {
     clusterId: null,
@@ -217,7 +219,7 @@ export class Cluster {
       if (!this.reconnectBackoff.canConnect(nodeId, Date.now())) continue;
       const { host, port } = parseHostPort(servers[index]!);
       this.reconnectBackoff.attempted(nodeId, Date.now());
-      const attempt = Connection.connect(host, port, this.options);
+      const attempt = this.connect(host, port);
       this.bootstrapConnection = attempt;
       try {
         const c = await attempt;
@@ -275,7 +277,7 @@ export class Cluster {
     }
     this.opened.delete(nodeId);
     this.reconnectBackoff.attempted(nodeId, Date.now());
-    const attempt = Connection.connect(broker.host, broker.port, this.options);
+    const attempt = this.connect(broker.host, broker.port);
     this.connections.set(nodeId, attempt);
     attempt.then(
       (c) => {
@@ -289,6 +291,20 @@ export class Cluster {
         if (this.connections.get(nodeId) === attempt) this.connections.delete(nodeId);
       },
     );
+    return attempt;
+  }
+
+  /** Opens a connection, kept in `opening` until it has opened or failed. */
+  private connect(host: string, port: number): Promise<Connection> {
+    let opened: Connection | undefined;
+    const attempt = Connection.connect(host, port, this.options, (c) => {
+      opened = c;
+      this.opening.add(c);
+    });
+    const settled = (): void => {
+      if (opened !== undefined) this.opening.delete(opened);
+    };
+    attempt.then(settled, settled);
     return attempt;
   }
 
@@ -557,6 +573,10 @@ export class Cluster {
     if (this.bootstrapConnection !== null) all.push(this.bootstrapConnection);
     this.connections.clear();
     this.opened.clear();
+    // A connection still being opened is ended now: its broker may never answer the handshake, and waiting for it
+    // would hold close() up to the request timeout (Kafka's close ends connecting channels with the rest).
+    for (const c of this.opening) c.close();
+    this.opening.clear();
     await Promise.all(all.map((p) => p.then((c) => c.close()).catch(() => {})));
   }
 }

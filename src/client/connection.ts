@@ -156,6 +156,8 @@ export class Connection {
   /** Whether reads land in this connection's buffers; false while Node's chunks are pushed (see `open`). */
   private ownReads = false;
   private closed = false;
+  /** While the socket is being connected: ends that attempt at once (close() during open()). */
+  private abortOpening: (() => void) | null = null;
   private closeError: Error | null = null;
   /** Told once when the connection closes, for whatever reason (onClose); at most one per owner. */
   private readonly closeListeners: (() => void)[] = [];
@@ -181,8 +183,19 @@ export class Connection {
    * Opens a connection and makes it ready for requests (TLS, ApiVersions, SASL as configured), so that a caller
    * never holds a half-opened one; closes it again when a step fails.
    */
-  static async connect(host: string, port: number, options: ConnectionOptions): Promise<Connection> {
+  /**
+   * Opens a connection: socket, ApiVersions, SASL. `opening` is given the connection before any of that, so that an
+   * owner closing meanwhile can close it at once rather than wait for a broker that never answers (the socket's
+   * connect timeout, the handshake's request timeout).
+   */
+  static async connect(
+    host: string,
+    port: number,
+    options: ConnectionOptions,
+    opening?: (c: Connection) => void,
+  ): Promise<Connection> {
     const c = new Connection(host, port, options);
+    opening?.(c);
     await c.open();
     try {
       if (options.versions === undefined) await c.negotiate();
@@ -286,7 +299,12 @@ export class Connection {
 
   private open(): Promise<void> {
     return new Promise((resolve, reject) => {
+      if (this.closed) {
+        reject(this.closeError ?? new ConnectionError(`connection to ${this.address} was closed`));
+        return;
+      }
       const onError = (err: Error): void => {
+        this.abortOpening = null;
         clearTimeout(timer);
         socket.destroy();
         reject(new ConnectionError(`cannot connect to ${this.address}: ${err.message}`, { cause: err }));
@@ -323,7 +341,9 @@ export class Connection {
         () => onError(new Error(`timed out after ${this.options.connectionTimeoutMs} ms`)),
         this.options.connectionTimeoutMs,
       );
+      this.abortOpening = () => onError(new Error('closed by the client while connecting'));
       const onConnect = (): void => {
+        this.abortOpening = null;
         clearTimeout(timer);
         socket.off('error', onError);
         socket.setNoDelay(true);
@@ -594,6 +614,7 @@ export class Connection {
     if (this.throttleTimer !== null) clearTimeout(this.throttleTimer);
     // Destroyed before any request is rejected: from here the socket reads none of their buffers.
     this.socket?.destroy();
+    this.abortOpening?.();
     for (const p of this.inFlight.values()) {
       clearTimeout(p.timer);
       p.reject(err);

@@ -4,6 +4,7 @@
 // Against an in-process broker that answers ListGroups late.
 
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Admin } from '../../src/client/admin.js';
@@ -108,5 +109,30 @@ test('a negative or missing-number close timeout is refused', async () => {
     assert.ok(Array.isArray(await admin.listTopics()), 'a refused close leaves the client open');
   } finally {
     await admin.close();
+  }
+});
+
+test('close(timeout) during the handshake with a broker that never answers returns within the timeout', async () => {
+  // Kafka's close ends a connection still being opened with the rest (the selector closes connecting channels).
+  // Before, close() waited for the connection's ApiVersions to time out: request.timeout.ms, 30 s.
+  const silent = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    silent.add(socket);
+    socket.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const admin = new Admin({ bootstrapServers: `127.0.0.1:${(server.address() as net.AddressInfo).port}` });
+  try {
+    const call = admin.listTopics();
+    call.catch(() => {});
+    while (silent.size === 0) await sleep(10);
+    const started = Date.now();
+    await admin.close({ timeoutMs: 200 });
+    const elapsedMs = Date.now() - started;
+    assert.ok(elapsedMs < 2_000, `close(200) took ${elapsedMs} ms`);
+    await assert.rejects(call, RequestTimeoutError);
+  } finally {
+    for (const socket of silent) socket.destroy();
+    await new Promise((r) => server.close(r));
   }
 });
