@@ -294,8 +294,12 @@ export class Cluster {
     return attempt;
   }
 
-  /** Opens a connection, kept in `opening` until it has opened or failed. */
+  /**
+   * Opens a connection, kept in `opening` until it has opened or failed. None once closed: a lookup that was waiting
+   * on a connection close() ended would otherwise open another, which nothing would close.
+   */
   private connect(host: string, port: number): Promise<Connection> {
+    if (this.closed) return Promise.reject(new ClientStateError('the client is closed'));
     let opened: Connection | undefined;
     const attempt = Connection.connect(host, port, this.options, (c) => {
       opened = c;

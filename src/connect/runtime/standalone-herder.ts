@@ -9,6 +9,7 @@ import type { Connector, TaskConfig } from '../api/connector.js';
 import { ConnectException, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
 import { AbstractHerder, stateInfo } from './abstract-herder.js';
+import { stopConnectorWithin } from './connector-stop.js';
 import type {
   ConnectorInfo,
   ConnectorOffset,
@@ -163,13 +164,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   private async stopInstance(e: Entry): Promise<void> {
     const instance = e.instance;
     e.instance = null;
-    if (instance !== null) {
-      try {
-        await instance.stop();
-      } catch (err) {
-        this.log.error(`Connector ${e.name} failed to stop: ${traceOf(err)}`);
-      }
-    }
+    if (instance !== null) await stopConnectorWithin(e.name, instance, this.log);
   }
 
   private fail(e: Entry, err: unknown): void {

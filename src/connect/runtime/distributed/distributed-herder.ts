@@ -17,6 +17,7 @@ import type { Connector, SourceConnector, TaskConfig } from '../../api/connector
 import { ConnectException, RebalanceNeededException, RequestTargetError, RestError } from '../../errors.js';
 import { AbstractHerder, stateInfo } from '../abstract-herder.js';
 import type { ClientKind } from '../client-configs.js';
+import { stopConnectorWithin } from '../connector-stop.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
 import type {
   ConnectorInfo,
@@ -598,13 +599,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const entry = this.connectorsRunning.get(name);
     this.connectorsRunning.delete(name);
     this.taskConfigsPending.delete(name);
-    if (entry?.instance) {
-      try {
-        await entry.instance.stop();
-      } catch (err) {
-        this.log.error(`Connector ${name} failed to stop: ${traceOf(err)}`);
-      }
-    }
+    if (entry?.instance) await stopConnectorWithin(name, entry.instance, this.log);
     if (entry !== undefined && status !== null) await this.putConnectorStatus(name, status, null);
   }
 
