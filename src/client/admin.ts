@@ -337,6 +337,7 @@ const OFFSET_FETCH_RELOOKUP = new Set<number>([
   ErrorCode.COORDINATOR_NOT_AVAILABLE,
 ]);
 
+/** One partition's answer in a per-partition admin result: null, or the error that partition got. */
 export interface PartitionResult extends TopicPartition {
   error: KafkaProtocolError | null;
 }
