@@ -3,7 +3,7 @@
 // appended; one to a partition it did not add is answered INVALID_TXN_STATE and not appended (before, it was
 // appended and opened a transaction no marker would end). With the key set to false on the cluster default
 // (dynamic), the same write is appended unverified; once a transaction is open in a partition, later batches there
-// need no verification.
+// need no verification. A batch under an epoch the coordinator has left is answered INVALID_PRODUCER_EPOCH.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -110,5 +110,26 @@ describe('transaction.partition.verification.enable', () => {
     }
     // On again (the default): a partition not added is refused again.
     assert.equal((await produceTransactional(1, 0)).errorCode, ErrorCode.INVALID_TXN_STATE);
+  });
+
+  it("answers INVALID_PRODUCER_EPOCH, not the coordinator's PRODUCER_FENCED, to a batch of an epoch it has left", async () => {
+    // A new session of the transactional id moves the coordinator's epoch on (aborting the open transaction).
+    const again = await callCoordinator(
+      () => [broker],
+      1,
+      TID,
+      ApiKey.INIT_PRODUCER_ID,
+      4,
+      { transactionalId: TID, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 },
+      (r) => r.errorCode,
+      60_000,
+    );
+    assert.equal(again.errorCode, ErrorCode.NONE);
+    assert.ok(again.producerEpoch > producerEpoch);
+    // Producers take INVALID_PRODUCER_EPOCH from a Produce as abortable (KIP-588), as Kafka's
+    // AddPartitionsToTxnManager converts the verification's PRODUCER_FENCED for them.
+    const stale = await produceTransactional(1, 0);
+    assert.equal(stale.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
+    assert.equal(await logEnd(1), 0n, 'nothing appended');
   });
 });

@@ -13,6 +13,9 @@
 // (Kafka's VerificationStateEntry, producer-state.ts): a transaction marker written while the coordinator answers
 // ends the guard, and the append that finds it gone is refused with INVALID_TXN_STATE instead of opening a
 // transaction that no marker would ever end.
+// A batch under an epoch the coordinator has left (it timed the transaction out, or a newer producer took the id) is
+// answered INVALID_PRODUCER_EPOCH where the coordinator says PRODUCER_FENCED: producers take it as abortable
+// (KIP-588), as Kafka's AddPartitionsToTxnManager converts it.
 // Coordinator trouble (loading, unavailable, unreachable) and a transaction being ended (CONCURRENT_TRANSACTIONS)
 // are answered NOT_ENOUGH_REPLICAS, which every producer retries, as Kafka converts them for produce.
 //
@@ -61,6 +64,15 @@ function produceError(errorCode: number): VerificationFailure {
   switch (errorCode) {
     case ErrorCode.INVALID_TXN_STATE:
       return { errorCode, errorMessage: 'Partition was not added to the transaction' };
+    case ErrorCode.PRODUCER_FENCED:
+      // The coordinator moved to a later epoch (a timeout abort, a newer producer): producers expect
+      // INVALID_PRODUCER_EPOCH from a Produce, which leaves their transaction abortable (KIP-588), as Kafka's
+      // AddPartitionsToTxnManager answers it.
+      return {
+        errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
+        errorMessage:
+          'Producer attempted to produce with an old epoch (the transaction coordinator answered PRODUCER_FENCED)',
+      };
     case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
     case ErrorCode.COORDINATOR_NOT_AVAILABLE:
     case ErrorCode.CONCURRENT_TRANSACTIONS:
