@@ -78,12 +78,7 @@ import { checkCloseTimeout, checkCommittableOffset } from './requests.js';
 import { deliverFailure, GroupSlot, type OnFailure, type OnSuccess, SendGroup } from './send-outcome.js';
 import { Sender } from './sender.js';
 import { bytesSerde, type Serializer } from './serdes.js';
-import {
-  type ConsumerGroupMetadata,
-  isFatalTransactionError,
-  TransactionManager,
-  type TransactionOffset,
-} from './transactions.js';
+import { type ConsumerGroupMetadata, TransactionManager, type TransactionOffset } from './transactions.js';
 import { TransactionPartitions } from './txn-partitions.js';
 
 /** compression.type of the batches the producer writes. */
@@ -590,7 +585,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     try {
       await txn.initProducerId(false);
     } catch (err) {
-      if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
+      // Fatal when fenced or refused for good; an authorization error or a timeout lets the call be made again.
+      txn.fail(err as Error);
       throw err;
     }
     this.sender.producerId = toProducerId(txn.producerId);
@@ -650,8 +646,8 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
       try {
         await txn.endTxn(true);
       } catch (err) {
-        if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
-        else if (!isRetriableError(err)) txn.transitionTo('ABORTABLE_ERROR', err as Error);
+        // A timeout leaves the commit to be called again; any other answer is fatal or abortable (EndTxnHandler).
+        if (!isRetriableError(err)) txn.fail(err as Error);
         throw err;
       }
     }
@@ -678,14 +674,16 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     await this.txnPartitions!.settled();
     txn.check('abortTransaction', 'ABORTING_TRANSACTION');
     try {
-      if (txn.transactionStarted) await txn.endTxn(false);
+      if (txn.transactionStarted && !txn.producerIdMappingLost) await txn.endTxn(false);
       if (txn.epochBumpRequired) {
         await txn.initProducerId(true);
         this.sender.producerId = toProducerId(txn.producerId);
         this.sender.producerEpoch = toProducerEpoch(txn.producerEpoch);
       }
     } catch (err) {
-      if (isFatalTransactionError(err)) txn.transitionTo('FATAL_ERROR', err as Error);
+      // Fatal (PRODUCER_FENCED: the coordinator bumped the epoch when it timed the transaction out, or a newer
+      // producer took the id) or, after a timeout or an abortable answer, abortTransaction() may be called again.
+      if (!isRetriableError(err)) txn.fail(err as Error);
       throw err;
     }
     this.txnPartitions!.reset();

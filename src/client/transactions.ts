@@ -9,13 +9,14 @@
 //   AddOffsetsToTxn    then TxnOffsetCommit to the group coordinator (key type 0), with the consumer's generation,
 //                      member id and group instance id, so a zombie of the group is fenced (KIP-447);
 //   EndTxn             commit or abort.
-// Each request is retried while its error is retriable (CONCURRENT_TRANSACTIONS, COORDINATOR_LOAD_IN_PROGRESS,
-// NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, a lost connection), the coordinator looked up again when it moved,
-// up to a deadline. As in Kafka's TransactionManager, errors are fatal (the producer was fenced or is not
-// authorized: every later call fails, only close() is left) or abortable (the transaction cannot commit; after
-// abortTransaction() the producer goes on).
+// Each request is retried while its error is retriable (Kafka's RetriableException: CONCURRENT_TRANSACTIONS,
+// COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE, ...; a lost connection), the coordinator
+// looked up again when it moved, up to a deadline. As in Kafka's TransactionManager, other errors are fatal (only
+// close() is left) or abortable (the transaction cannot commit; after abortTransaction() the producer goes on):
+// a failed record batch is fatal only when the producer is fenced, unauthorized or unsupported
+// (maybeTransitionToErrorState), and each coordinator request has its own classes (coordinatorErrorOutcome).
 
-import { ErrorCode } from '../protocol/errors.js';
+import { ErrorCode, isRetriable } from '../protocol/errors.js';
 import type { InitProducerIdResponse } from '../protocol/messages/22-init-producer-id.js';
 import type { AddPartitionsToTxnResponse } from '../protocol/messages/24-add-partitions-to-txn.js';
 import type { AddOffsetsToTxnResponse } from '../protocol/messages/25-add-offsets-to-txn.js';
@@ -58,27 +59,118 @@ export interface TransactionOffset {
   leaderEpoch?: number;
 }
 
-/** Errors after which a transactional producer can only be closed (Kafka's fatal errors). */
-const FATAL_CODES = new Set<number>([
-  ErrorCode.PRODUCER_FENCED,
-  ErrorCode.INVALID_PRODUCER_EPOCH,
-  ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+/**
+ * What an error leaves of the transaction, as Kafka's TransactionManager decides it: FATAL_ERROR (only close() is
+ * left), ABORTABLE_ERROR (abortTransaction() and go on), or ABORTABLE_ERROR with the epoch bumped by the abort
+ * (Kafka's abortableErrorIfPossible: the coordinator lost the producer's id, so InitProducerId must follow).
+ */
+export type TransactionErrorOutcome = 'fatal' | 'abortable' | 'abortable-bump';
+
+/**
+ * A failed record batch makes the producer fatal only for these (Kafka's maybeTransitionToErrorState, through
+ * Sender.failBatch and handleFailedBatch); every other failure is abortable. INVALID_PRODUCER_EPOCH from a Produce
+ * among them: the coordinator may have bumped the epoch when it timed the transaction out (KIP-588), and the
+ * coordinator's answer to the abort decides (PRODUCER_FENCED there is fatal).
+ */
+const BATCH_FATAL_CODES = new Set<number>([
   ErrorCode.CLUSTER_AUTHORIZATION_FAILED,
-  ErrorCode.INVALID_TXN_STATE,
-  ErrorCode.INVALID_PRODUCER_ID_MAPPING,
-  ErrorCode.TRANSACTION_COORDINATOR_FENCED,
+  ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+  ErrorCode.PRODUCER_FENCED,
   ErrorCode.UNSUPPORTED_VERSION,
 ]);
 
-/** Answers that mean: ask again, later (the coordinator is busy, loading, or moved). */
-const RETRY_CODES = new Set<number>([
-  ErrorCode.CONCURRENT_TRANSACTIONS,
-  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-  ErrorCode.COORDINATOR_NOT_AVAILABLE,
-  ErrorCode.NOT_COORDINATOR,
-  ErrorCode.REQUEST_TIMED_OUT,
-  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-]);
+/** The transaction coordinator's answers (and FindCoordinator's), each classified by its own handler in Kafka. */
+type CoordinatorCall =
+  | 'FindCoordinator'
+  | 'InitProducerId'
+  | 'AddPartitionsToTxn'
+  | 'AddOffsetsToTxn'
+  | 'EndTxn'
+  | 'TxnOffsetCommit';
+
+/**
+ * The outcome of a non-retriable answer of `call`, as Kafka 3.9's TxnRequestHandlers (FindCoordinatorHandler,
+ * InitProducerIdHandler, AddPartitionsToTxnHandler, AddOffsetsToTxnHandler, EndTxnHandler, TxnOffsetCommitHandler)
+ * decide it. An answer a handler does not expect is fatal, except in AddPartitionsToTxn, whose partition errors
+ * make the transaction abortable.
+ */
+export function coordinatorErrorOutcome(call: CoordinatorCall, code: number): TransactionErrorOutcome {
+  if (code === ErrorCode.TRANSACTION_ABORTABLE) return 'abortable';
+  if (call === 'FindCoordinator') {
+    return code === ErrorCode.GROUP_AUTHORIZATION_FAILED ? 'abortable' : 'fatal';
+  }
+  if (code === ErrorCode.PRODUCER_FENCED || code === ErrorCode.INVALID_PRODUCER_EPOCH) return 'fatal';
+  switch (call) {
+    case 'InitProducerId':
+      // KAFKA-13668: an authorization error lets initTransactions() be called again once the ACL is fixed.
+      return code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED ||
+        code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED
+        ? 'abortable'
+        : 'fatal';
+    case 'AddPartitionsToTxn':
+    case 'AddOffsetsToTxn':
+    case 'EndTxn':
+      if (code === ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED || code === ErrorCode.INVALID_TXN_STATE) {
+        return 'fatal';
+      }
+      if (code === ErrorCode.UNKNOWN_PRODUCER_ID || code === ErrorCode.INVALID_PRODUCER_ID_MAPPING) {
+        return 'abortable-bump';
+      }
+      if (call === 'AddPartitionsToTxn') return 'abortable';
+      return call === 'AddOffsetsToTxn' && code === ErrorCode.GROUP_AUTHORIZATION_FAILED
+        ? 'abortable'
+        : 'fatal';
+    case 'TxnOffsetCommit':
+      return GROUP_FENCED_CODES.has(code) || code === ErrorCode.GROUP_AUTHORIZATION_FAILED
+        ? 'abortable'
+        : 'fatal';
+  }
+}
+
+/**
+ * A coordinator's non-retriable answer, with what it leaves of the transaction. INVALID_PRODUCER_EPOCH from a
+ * coordinator (an older one's word for it) is reported as PRODUCER_FENCED, as Kafka's handlers do.
+ */
+export class TransactionRequestError extends KafkaProtocolError {
+  readonly outcome: TransactionErrorOutcome;
+
+  constructor(call: CoordinatorCall, code: number, detail: string) {
+    const fenced = code === ErrorCode.INVALID_PRODUCER_EPOCH;
+    super(
+      fenced ? ErrorCode.PRODUCER_FENCED : code,
+      fenced
+        ? `${detail} (answered INVALID_PRODUCER_EPOCH: the coordinator has moved to a later epoch)`
+        : detail,
+    );
+    this.name = 'TransactionRequestError';
+    this.outcome = coordinatorErrorOutcome(call, code);
+  }
+}
+
+/** What `err` leaves of the transaction: a coordinator's answer as classified, any other failure as a batch's. */
+export function transactionErrorOutcome(err: unknown): TransactionErrorOutcome {
+  if (err instanceof TransactionRequestError) return err.outcome;
+  return err instanceof KafkaProtocolError && BATCH_FATAL_CODES.has(err.code) ? 'fatal' : 'abortable';
+}
+
+/** Which handler of Kafka's classifies the answers of each transaction coordinator request. */
+const COORDINATOR_CALL: Record<number, CoordinatorCall> = {
+  [ApiKey.INIT_PRODUCER_ID]: 'InitProducerId',
+  [ApiKey.ADD_PARTITIONS_TO_TXN]: 'AddPartitionsToTxn',
+  [ApiKey.ADD_OFFSETS_TO_TXN]: 'AddOffsetsToTxn',
+  [ApiKey.END_TXN]: 'EndTxn',
+};
+
+/** Orders outcomes from the mildest: the worst of several partition errors decides. */
+const OUTCOME_RANK: Record<TransactionErrorOutcome, number> = { abortable: 2, 'abortable-bump': 3, fatal: 4 };
+
+/** A FindCoordinator that failed for good, classified as Kafka's FindCoordinatorHandler does; others pass. */
+function classifyFindCoordinator(err: unknown): never {
+  if (err instanceof KafkaProtocolError && !err.retriable && !(err instanceof TransactionRequestError)) {
+    throw new TransactionRequestError('FindCoordinator', err.code, err.message);
+  }
+  throw err;
+}
 
 /** Answers after which the coordinator must be looked up again. */
 const MOVED_CODES = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE]);
@@ -100,7 +192,7 @@ const MAX_VERSION = {
 } as Record<number, number>;
 
 export function isFatalTransactionError(err: unknown): boolean {
-  return err instanceof KafkaProtocolError && FATAL_CODES.has(err.code);
+  return transactionErrorOutcome(err) === 'fatal';
 }
 
 /** Transitions Kafka's TransactionManager allows (State.isTransitionValid), by target. */
@@ -137,6 +229,8 @@ export class TransactionManager {
   epochBumpRequired = false;
   /** The coordinator has heard of the open transaction (partitions or offsets added): EndTxn is needed. */
   transactionStarted = false;
+  /** INVALID_PRODUCER_ID_MAPPING: EndTxn would be refused the same way; the abort only re-initializes. */
+  producerIdMappingLost = false;
   private txnCoordinator = -1;
   private readonly groupCoordinators = new Map<string, number>();
 
@@ -170,16 +264,29 @@ export class TransactionManager {
     this.state = target;
   }
 
-  /** A failure during the transaction: fatal for a fenced or unauthorized producer, otherwise abortable. */
+  /**
+   * A failure during the transaction (a record batch's, or a coordinator's answer), fatal or abortable as
+   * transactionErrorOutcome says; in ABORTING_TRANSACTION or INITIALIZING the state stays, and the call may be
+   * made again, as Kafka's transitionToAbortableError skips an abort under way. A coordinator that lost the
+   * producer's id asks for the epoch bump; after INVALID_PRODUCER_ID_MAPPING it has no transaction of this id to
+   * end either, so the abort goes straight to InitProducerId (Kafka's beginCompletingTransaction).
+   */
   fail(err: Error): void {
     if (this.state === 'FATAL_ERROR') return;
-    if (isFatalTransactionError(err)) {
+    const outcome = transactionErrorOutcome(err);
+    if (outcome === 'fatal') {
       this.transitionTo('FATAL_ERROR', err);
-    } else if (this.state === 'IN_TRANSACTION' || this.state === 'COMMITTING_TRANSACTION') {
-      this.transitionTo('ABORTABLE_ERROR', err);
-    } else if (this.state === 'ABORTABLE_ERROR') {
-      // Already there: keep the first error.
+      return;
     }
+    if (outcome === 'abortable-bump') this.epochBumpRequired = true;
+    if (err instanceof KafkaProtocolError && err.code === ErrorCode.INVALID_PRODUCER_ID_MAPPING) {
+      this.epochBumpRequired = true;
+      this.producerIdMappingLost = true;
+    }
+    if (this.state === 'IN_TRANSACTION' || this.state === 'COMMITTING_TRANSACTION') {
+      this.transitionTo('ABORTABLE_ERROR', err);
+    }
+    // In ABORTABLE_ERROR already: the first error is kept.
   }
 
   /** The error every call gets in FATAL_ERROR: of the fatal error's own code (fenced, say), as Kafka's is. */
@@ -195,6 +302,12 @@ export class TransactionManager {
     if (this.state === 'FATAL_ERROR') throw this.fatal();
     if (states.includes(this.state)) return;
     if (this.state === 'ABORTABLE_ERROR') {
+      const cause = this.lastError;
+      if (cause instanceof KafkaProtocolError && cause.code === ErrorCode.INVALID_PRODUCER_EPOCH) {
+        // As Kafka's maybeFailWithError, which throws InvalidProducerEpochException itself, not wrapped.
+        const text = `Cannot ${what}: the transaction must be aborted: ${cause.message}`;
+        throw new KafkaProtocolError(cause.code, text, { cause });
+      }
       throw new KafkaClientError(
         `Cannot ${what}: the transaction must be aborted, it failed with ${this.lastError?.message ?? 'an error'}`,
         false,
@@ -223,6 +336,7 @@ export class TransactionManager {
     this.producerId = Number(res.producerId);
     this.producerEpoch = res.producerEpoch;
     this.epochBumpRequired = false;
+    this.producerIdMappingLost = false;
   }
 
   /** AddPartitionsToTxn for these partitions (v3 and below: one transaction per request). */
@@ -249,17 +363,18 @@ export class TransactionManager {
       () => body,
       (res) => {
         if (res.errorCode !== ErrorCode.NONE) return res.errorCode;
-        // The worst partition error decides: a fatal or other non-retriable one first, then a retriable one.
-        let retry: number = ErrorCode.NONE;
+        // The worst partition error decides: fatal, then abortable with a bump, then abortable, then retriable.
+        let worst: number = ErrorCode.NONE;
+        let worstRank = 0;
         for (const t of res.resultsByTopicV3AndBelow) {
           for (const p of t.resultsByPartition) {
             const c = p.partitionErrorCode;
             if (c === ErrorCode.NONE || c === ErrorCode.OPERATION_NOT_ATTEMPTED) continue;
-            if (!RETRY_CODES.has(c)) return c;
-            retry = c;
+            const rank = isRetriable(c) ? 1 : OUTCOME_RANK[coordinatorErrorOutcome('AddPartitionsToTxn', c)];
+            if (rank > worstRank) [worst, worstRank] = [c, rank];
           }
         }
-        return retry;
+        return worst;
       },
       timeoutMs,
     );
@@ -279,7 +394,9 @@ export class TransactionManager {
     await this.retrying('TxnOffsetCommit', this.callTimeoutMs, async () => {
       let coordinator = this.groupCoordinators.get(group.groupId);
       if (coordinator === undefined) {
-        coordinator = await findCoordinator(this.cluster, group.groupId, CoordinatorType.GROUP);
+        coordinator = await findCoordinator(this.cluster, group.groupId, CoordinatorType.GROUP).catch(
+          classifyFindCoordinator,
+        );
         this.groupCoordinators.set(group.groupId, coordinator);
       }
       const topics = new Map<string, TransactionOffset[]>();
@@ -326,13 +443,14 @@ export class TransactionManager {
           const what = `TxnOffsetCommit ${t.name}-${p.partitionIndex} for group ${group.groupId}`;
           if (MOVED_CODES.has(code)) this.groupCoordinators.delete(group.groupId);
           if (GROUP_FENCED_CODES.has(code)) {
-            throw new KafkaProtocolError(
+            throw new TransactionRequestError(
+              'TxnOffsetCommit',
               code,
               `${what}: the group moved on without this member (generation ${group.generationId}, member ` +
                 `${group.memberId}); the transaction must be aborted`,
             );
           }
-          if (!RETRY_CODES.has(code)) throw new KafkaProtocolError(code, what);
+          if (!isRetriable(code)) throw new TransactionRequestError('TxnOffsetCommit', code, what);
           retriable = new KafkaProtocolError(code, what);
           const o = pending.find((x) => x.topic === t.name && x.partition === p.partitionIndex);
           if (o !== undefined) failed.push(o);
@@ -371,7 +489,7 @@ export class TransactionManager {
           this.cluster,
           this.transactionalId,
           CoordinatorType.TRANSACTION,
-        );
+        ).catch(classifyFindCoordinator);
       }
       const coordinator = this.txnCoordinator;
       const connection = await this.cluster.connection(coordinator).catch((e: unknown) => {
@@ -386,9 +504,12 @@ export class TransactionManager {
       const code = errorOf(res);
       if (code === ErrorCode.NONE) return res;
       if (MOVED_CODES.has(code)) this.txnCoordinator = -1;
-      const err = new KafkaProtocolError(code, `${what} for transactional id ${this.transactionalId}`);
-      if (RETRY_CODES.has(code)) throw new KafkaClientError(err.message, true, { cause: err });
-      throw err;
+      const detail = `${what} for transactional id ${this.transactionalId}`;
+      if (isRetriable(code)) {
+        const err = new KafkaProtocolError(code, detail);
+        throw new KafkaClientError(err.message, true, { cause: err });
+      }
+      throw new TransactionRequestError(COORDINATOR_CALL[apiKey]!, code, detail);
     });
   }
 

@@ -133,12 +133,16 @@ describe('transactional producer', () => {
       await successor.initTransactions();
       assert.ok(successor.producerIdAndEpoch.producerEpoch > zombie.producerIdAndEpoch.producerEpoch);
 
-      // The zombie's next write and its commit are refused; it is then in its fatal state for good.
+      // The zombie's next write is refused INVALID_PRODUCER_EPOCH, which only dooms its transaction (Kafka's
+      // maybeTransitionToErrorState, KIP-588); its abort is then answered PRODUCER_FENCED by the coordinator, and
+      // the zombie is in its fatal state for good.
       const late = zombie.send({ topic, partition: 0, value: Buffer.from('zombie-2') });
       await assert.rejects(late, (e: Error) => e instanceof KafkaProtocolError && isFenced(e.code));
+      assert.equal(zombie.transactionState, 'ABORTABLE_ERROR');
+      await assert.rejects(zombie.commitTransaction(), /INVALID_PRODUCER_EPOCH/);
       await assert.rejects(
-        zombie.commitTransaction(),
-        /fatal error state|PRODUCER_FENCED|INVALID_PRODUCER_EPOCH/,
+        zombie.abortTransaction(),
+        (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.PRODUCER_FENCED,
       );
       assert.equal(zombie.transactionState, 'FATAL_ERROR');
       assert.throws(() => zombie.beginTransaction(), /fatal error state/);
