@@ -14,7 +14,12 @@ import {
   type PartitionOutcome,
   partitionKey,
 } from './partition-leader-calls.js';
-import { EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, type OffsetQuery, tpKey } from './requests.js';
+import {
+  EARLIEST_TIMESTAMP,
+  LATEST_TIMESTAMP,
+  type OffsetQuery,
+  roundsOfDistinctPartitions,
+} from './requests.js';
 
 /** A partition's answer of listOffsets: the offset found with its record's timestamp and leader epoch. */
 export interface ListedOffsetValue {
@@ -48,14 +53,7 @@ export async function listOffsetsByPartition(
   call: ListOffsetsCall,
 ): Promise<PartitionOutcome<ListedOffsetValue>[]> {
   const outcomes: PartitionOutcome<ListedOffsetValue>[] = new Array(queries.length);
-  const rounds: number[][] = [];
-  const seen = new Map<string, number>();
-  queries.forEach((q, i) => {
-    const k = tpKey(q.topic, q.partition);
-    const round = seen.get(k) ?? 0;
-    seen.set(k, round + 1);
-    (rounds[round] ??= []).push(i);
-  });
+  const rounds = roundsOfDistinctPartitions(queries);
   for (const round of rounds) {
     const answered = await listOffsetsRound(
       cluster,

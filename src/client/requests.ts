@@ -70,6 +70,22 @@ export interface ListOffsetsOptions {
 }
 
 /**
+ * The indexes of `queries` in rounds where no partition appears twice (Kafka refuses a partition twice in one
+ * ListOffsets request): a partition's first query goes in round 0, its second in round 1, and so on.
+ */
+export function roundsOfDistinctPartitions(queries: readonly OffsetQuery[]): number[][] {
+  const rounds: number[][] = [];
+  const seen = new Map<string, number>();
+  queries.forEach((q, i) => {
+    const k = tpKey(q.topic, q.partition);
+    const round = seen.get(k) ?? 0;
+    seen.set(k, round + 1);
+    (rounds[round] ??= []).push(i);
+  });
+  return rounds;
+}
+
+/**
  * ListOffsets for each partition at its leader; retried on leader changes. A partition may be asked about more
  * than once (earliest and latest, say): Kafka refuses a partition twice in one request, so repeats go in later
  * rounds. Answers come back in the order of the queries.
@@ -81,14 +97,7 @@ export async function listOffsets(
   options: ListOffsetsOptions = {},
 ): Promise<OffsetAnswer[]> {
   const answers: (OffsetAnswer | undefined)[] = new Array(queries.length);
-  const rounds: number[][] = [];
-  const seen = new Map<string, number>();
-  queries.forEach((q, i) => {
-    const k = tpKey(q.topic, q.partition);
-    const round = seen.get(k) ?? 0;
-    seen.set(k, round + 1);
-    (rounds[round] ??= []).push(i);
-  });
+  const rounds = roundsOfDistinctPartitions(queries);
   for (const round of rounds)
     await listOffsetsRound(cluster, queries, round, answers, isolationLevel, options);
   // The earliest offset of an empty partition is its log start offset, which equals its end offset. Kafka answers
