@@ -433,9 +433,17 @@ export abstract class GroupMembership {
 
   private heartbeat(): void {
     if (this.m.leaveWhenNotPolled && Date.now() - this.lastPollMs > this.m.rebalanceTimeoutMs) {
-      // max.poll.interval.ms passed without a poll: give the work to someone who is making progress.
+      // max.poll.interval.ms passed without a poll: give the work to someone who is making progress. As Kafka's
+      // maybeLeaveGroup, only a dynamic member sends LeaveGroup: a static one stays in the group until its session
+      // times out, so that a late poll finds its place (and partitions) kept instead of a rebalance done.
+      this.m.cluster.options.logger?.warn(
+        'consumer poll timeout has expired: the time between calls to poll() was longer than ' +
+          'max.poll.interval.ms; increase max.poll.interval.ms or reduce max.poll.records',
+        { group: this.m.groupId, memberId: this.memberId },
+      );
       this.stopHeartbeats();
-      this.sendLeave('consumer poll timeout has expired.').catch(() => {});
+      if (this.m.groupInstanceId === null)
+        this.sendLeave('consumer poll timeout has expired.').catch(() => {});
       this.memberId = '';
       this.generationId = -1;
       this.requestRejoin('consumer pro-actively leaving the group');
