@@ -348,7 +348,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private readonly validationErrors = new WeakSet<Error>();
   private closed = false;
   private running = false;
+  /** The KIP-848 member's interval auto-commit (the classic protocol's auto-commit is made in poll() instead). */
   private autoCommitTimer: NodeJS.Timeout | null = null;
+  /** When poll() makes the next auto-commit (Kafka's ConsumerCoordinator nextAutoCommitTimer). */
+  private nextAutoCommitMs: number;
   private group: GroupMember | ConsumerProtocolMember | null = null;
   /**
    * The applied generation of the last classic-protocol subscription, kept by unsubscribe() for groupMetadata():
@@ -391,6 +394,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     this.keyDeserializer = options.keyDeserializer ?? (bytesSerde as unknown as Deserializer<K>);
     this.valueDeserializer = options.valueDeserializer ?? (bytesSerde as unknown as Deserializer<V>);
+    this.nextAutoCommitMs = Date.now() + this.o.autoCommitIntervalMs;
   }
 
   private checkOpen(): void {
@@ -403,6 +407,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   assign(tps: TopicPartition[]): void {
     this.checkOpen();
     if (this.group !== null) throw new ClientStateError('assign() cannot follow subscribe()');
+    // As Kafka's assign(): partitions this call drops have no rebalance to commit them, so a due auto-commit goes now.
+    this.maybeAutoCommit();
     this.setAssignment(tps);
   }
 
@@ -560,7 +566,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
             consumer: hooks,
             clientRack: this.o.clientRack === '' ? null : this.o.clientRack,
           });
-    this.startAutoCommit();
+    if (this.group instanceof ConsumerProtocolMember) this.startAutoCommit();
   }
 
   /** Leaves the group's subscription (and the group) or drops the manual assignment. */
@@ -1302,6 +1308,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         }
         this.group.polled();
       }
+      // Before this poll's records are taken: what the previous polls returned counts as processed.
+      this.maybeAutoCommit();
       const err = this.fetchError;
       if (err !== null) {
         this.fetchError = null;
@@ -1648,7 +1656,30 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    */
   private autoCommitDue(): boolean {
     if (this.group instanceof ConsumerProtocolMember) return this.group.generation().generationId > 0;
-    return this.group?.isStable() ?? false;
+    if (this.group === null) return this.groupId !== undefined && this.partitions.size > 0;
+    return this.group.isStable();
+  }
+
+  /**
+   * The auto-commit of the classic protocol and of assign() under a group id, as Kafka's ConsumerCoordinator
+   * maybeAutoCommitOffsetsAsync: made from poll() (and assign()) once auto.commit.interval.ms has passed, with the
+   * positions of what earlier polls returned, and not waited for. A timer would commit behind the application's back
+   * past records it is still working on, and a crash then would lose them: committing in poll() is what makes auto
+   * commit at-least-once. The KIP-848 member commits on its own timer (startAutoCommit).
+   */
+  private maybeAutoCommit(): void {
+    if (!this.o.enableAutoCommit || this.group instanceof ConsumerProtocolMember) return;
+    const now = Date.now();
+    if (now < this.nextAutoCommitMs || !this.autoCommitDue()) return;
+    this.nextAutoCommitMs = now + this.o.autoCommitIntervalMs;
+    this.commitPositions(this.assignment()).catch((err: Error) => {
+      this.cluster.options.logger?.warn(`Asynchronous auto-commit of offsets failed: ${err.message}`, {
+        group: this.groupId,
+      });
+      // As Kafka's: a retriable failure is tried again after the backoff, not a whole interval later.
+      if (err instanceof KafkaClientError && err.retriable)
+        this.nextAutoCommitMs = Math.min(this.nextAutoCommitMs, Date.now() + this.cluster.backoffMs(0));
+    });
   }
 
   private startAutoCommit(): void {
@@ -1679,10 +1710,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       settleWithin(step, left(), () => new Error('close timed out')).catch(() => {});
     this.running = false;
     if (this.autoCommitTimer !== null) clearInterval(this.autoCommitTimer);
+    // As Kafka's maybeAutoCommitOffsetsSync on close, for a subscription and for assign() under a group id alike.
+    if (this.o.enableAutoCommit && this.autoCommitDue()) {
+      await within(this.commitPositions(this.assignment()));
+    }
     if (this.group !== null) {
-      if (this.o.enableAutoCommit && this.autoCommitDue()) {
-        await within(this.commitPositions(this.assignment()));
-      }
       const leave =
         this.group instanceof GroupMember
           ? this.group.leave(
