@@ -47,6 +47,8 @@ import {
   KafkaClientError,
   KafkaProtocolError,
   LogTruncationError,
+  NoOffsetForPartitionError,
+  OffsetOutOfRangeError,
   type OffsetWithEpoch,
   RequestTimeoutError,
 } from './errors.js';
@@ -814,10 +816,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     if (missing.length === 0) return;
     if (this.o.autoOffsetReset === 'none') {
-      throw new KafkaClientError(
-        `no committed offset and auto.offset.reset=none for ${missing.map((s) => `${s.topic}-${s.partition}`).join(', ')}`,
-        false,
-      );
+      throw new NoOffsetForPartitionError(missing.map((s) => `${s.topic}-${s.partition}`));
     }
     const timestamp = this.o.autoOffsetReset === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP;
     const answers = await listOffsets(
@@ -1235,12 +1234,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       s.readReplica = NO_READ_REPLICA;
       if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE && fromReplica !== NO_READ_REPLICA) return;
       if (p.errorCode === ErrorCode.OFFSET_OUT_OF_RANGE) {
+        // As Kafka's FetchCollector: the position stays under auto.offset.reset=none (poll() throws, the next one
+        // fetches and throws again until a seek), and is reset by the policy otherwise.
+        const tp = `${s.topic}-${s.partition}`;
+        const message = `Fetch position ${offset} is out of range for partition ${tp}`;
         if (this.o.autoOffsetReset === 'none') {
-          this.fetchError = new KafkaProtocolError(
-            p.errorCode,
-            `${s.topic}-${s.partition} at offset ${offset}`,
+          this.cluster.options.logger?.info(
+            `${message}, raising error to the application since no reset policy is configured`,
           );
+          this.fetchError = new OffsetOutOfRangeError(message, new Map([[tp, offset]]));
         } else {
+          this.cluster.options.logger?.info(`${message}, resetting offset`);
           this.requestReset(s);
         }
         return;

@@ -41,14 +41,41 @@ export interface OffsetWithEpoch {
 }
 
 /**
+ * Kafka's OffsetOutOfRangeException: a fetch position is out of the partition's log (below its start or past its
+ * end) and auto.offset.reset is none, so the consumer does not move it. `offsetOutOfRangePartitions` holds the
+ * positions by `topic-partition`; seek() to resume.
+ */
+export class OffsetOutOfRangeError extends KafkaProtocolError {
+  /** The positions out of range, by `topic-partition` (Kafka's offsetOutOfRangePartitions). */
+  readonly offsetOutOfRangePartitions: ReadonlyMap<string, number>;
+  constructor(message: string, offsetOutOfRangePartitions: ReadonlyMap<string, number>) {
+    super(ErrorCode.OFFSET_OUT_OF_RANGE, message);
+    this.name = 'OffsetOutOfRangeError';
+    this.offsetOutOfRangePartitions = offsetOutOfRangePartitions;
+  }
+}
+
+/**
+ * Kafka's NoOffsetForPartitionException: partitions without a committed offset (or with a position to reset) when
+ * auto.offset.reset is none. `partitions` names them as `topic-partition`.
+ */
+export class NoOffsetForPartitionError extends KafkaClientError {
+  /** The partitions without an offset, as `topic-partition` (Kafka's partitions()). */
+  readonly partitions: readonly string[];
+  constructor(partitions: readonly string[]) {
+    super(`Undefined offset with no reset policy for partitions: [${partitions.join(', ')}]`, false);
+    this.name = 'NoOffsetForPartitionError';
+    this.partitions = partitions;
+  }
+}
+
+/**
  * Kafka's LogTruncationException (an OffsetOutOfRangeException, so OFFSET_OUT_OF_RANGE here): validating a position
  * with OffsetsForLeaderEpoch found the leader's log ends the position's epoch below it, and auto.offset.reset is
  * none. `offsetOutOfRangePartitions` holds the positions that were checked, `divergentOffsets` the offset (and
  * epoch) where each log diverges, keyed by `topic-partition`; seek() to it to resume without the lost records.
  */
-export class LogTruncationError extends KafkaProtocolError {
-  /** The positions found truncated, by `topic-partition` (Kafka's offsetOutOfRangePartitions). */
-  readonly offsetOutOfRangePartitions: ReadonlyMap<string, number>;
+export class LogTruncationError extends OffsetOutOfRangeError {
   /** Where each log diverges, when its leader knew the epoch (Kafka's divergentOffsets). */
   readonly divergentOffsets: ReadonlyMap<string, OffsetWithEpoch>;
   constructor(
@@ -56,12 +83,8 @@ export class LogTruncationError extends KafkaProtocolError {
     divergentOffsets: ReadonlyMap<string, OffsetWithEpoch>,
   ) {
     const listed = [...divergentOffsets].map(([k, o]) => `${k}: offset ${o.offset} epoch ${o.leaderEpoch}`);
-    super(
-      ErrorCode.OFFSET_OUT_OF_RANGE,
-      `Truncated partitions detected with divergent offsets {${listed.join(', ')}}`,
-    );
+    super(`Truncated partitions detected with divergent offsets {${listed.join(', ')}}`, fetchOffsets);
     this.name = 'LogTruncationError';
-    this.offsetOutOfRangePartitions = fetchOffsets;
     this.divergentOffsets = divergentOffsets;
   }
 }

@@ -51,6 +51,8 @@ export {
   KafkaClientError,
   KafkaProtocolError,
   LogTruncationError,
+  NoOffsetForPartitionError,
+  OffsetOutOfRangeError,
   type OffsetWithEpoch,
   RequestTimeoutError,
   TransactionAbortedError,
