@@ -213,6 +213,17 @@ interface Chunk {
 interface CommittedOffset {
   offset: number;
   leaderEpoch: number;
+  metadata: string;
+}
+
+/**
+ * A partition's committed offset as Kafka's committed() returns it (OffsetAndMetadata): the offset, the leader epoch
+ * committed with it (-1 when none) and the metadata string committed with it.
+ */
+export interface CommittedOffsetAndMetadata {
+  offset: number;
+  leaderEpoch: number;
+  metadata: string;
 }
 
 /** An offset to commit (Kafka's OffsetAndMetadata): a negative or missing leaderEpoch commits none (-1). */
@@ -1458,6 +1469,17 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return new Map([...committed].map(([k, c]) => [k, c.offset]));
   }
 
+  /**
+   * Kafka's committed(partitions): each partition's committed offset with the leader epoch and the metadata
+   * committed with it, keyed by tpKey(topic, partition); null for a partition the group has no offset for.
+   */
+  async committedWithMetadata(
+    tps: TopicPartition[],
+  ): Promise<Map<string, CommittedOffsetAndMetadata | null>> {
+    const committed = await this.committedOffsets(tps);
+    return new Map([...committed].map(([k, c]) => [k, c.offset < 0 ? null : { ...c }]));
+  }
+
   /** The committed offsets of the group for these partitions, with their leader epochs. */
   private async committedOffsets(tps: TopicPartition[]): Promise<Map<string, CommittedOffset>> {
     return this.cluster.withRetry(async () => {
@@ -1509,6 +1531,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
           out.set(tpKey(t.name, p.partitionIndex), {
             offset: Number(p.committedOffset),
             leaderEpoch: epochOrNone(p.committedLeaderEpoch),
+            metadata: p.metadata ?? '',
           });
         }
       }

@@ -34,6 +34,7 @@ export {
 export { type BrokerInfo, Cluster, type PartitionInfo, type TopicInfo } from './cluster.js';
 export { Connection } from './connection.js';
 export {
+  type CommittedOffsetAndMetadata,
   Consumer,
   type ConsumerOptions,
   type ConsumerRecord,
