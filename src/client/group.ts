@@ -371,10 +371,17 @@ export class GroupMember extends GroupMembership {
     return out;
   }
 
-  /** Revokes the partitions (listener first) before leaving. */
+  /**
+   * Hands the partitions over before leaving, as Kafka's onLeavePrepare: revoked while the member holds its
+   * generation, lost when it has none (dropped past max.poll.interval.ms, fenced) or is in the middle of a join
+   * (the partitions may be someone else's already, so the listener must not commit them).
+   */
   protected override async onLeave(): Promise<void> {
     const owned = this.o.consumer.owned();
-    if (owned.length > 0) await this.o.listener?.onPartitionsRevoked?.(owned);
+    if (owned.length === 0) return;
+    if (this.generationId < 0 || this.memberId === '' || this.joinInFlight())
+      await this.o.listener?.onPartitionsLost?.(owned);
+    else await this.o.listener?.onPartitionsRevoked?.(owned);
   }
 
   /** Leaves with Kafka's reason: 'the consumer is being closed', or why else (unsubscribe()). */

@@ -87,8 +87,16 @@ describe('max.poll.interval.ms expiry', () => {
 
   it('a dynamic member leaves the group at the poll timeout', async () => {
     const c = consumer('poll-timeout-dynamic');
+    const events: string[] = [];
     try {
-      c.subscribe([TOPIC]);
+      c.subscribe([TOPIC], {
+        onPartitionsRevoked: (tps) => {
+          events.push(`revoked ${tps.length}`);
+        },
+        onPartitionsLost: (tps) => {
+          events.push(`lost ${tps.length}`);
+        },
+      });
       await pollUntilAssigned(c);
       assert.equal((await members('poll-timeout-dynamic')).length, 1);
       await sleep(MAX_POLL_INTERVAL_MS + 10 * HEARTBEAT_INTERVAL_MS);
@@ -96,5 +104,7 @@ describe('max.poll.interval.ms expiry', () => {
     } finally {
       await c.close();
     }
+    // Kafka's onLeavePrepare: without a generation the partitions are lost, not revoked (no commit is possible).
+    assert.deepEqual(events, ['lost 1']);
   });
 });
