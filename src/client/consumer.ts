@@ -785,7 +785,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     for (const tp of tps) {
       const s = this.state(tp);
       s.paused = true;
-      // Records already buffered are dropped and fetched again after resume, as Kafka does.
+      // Records already buffered (or in flight) are dropped and fetched again from the position after resume, so
+      // none is returned while paused and none is lost or repeated. Kafka keeps them instead (FetchCollector's
+      // pausedCompletedFetches); here they would count against fetch.max.bytes for as long as the pause lasts, and
+      // enough paused partitions would stop the fetching of the others.
       this.resetFetchState(s);
     }
   }
