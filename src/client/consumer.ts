@@ -588,10 +588,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     if (this.group instanceof ConsumerProtocolMember) this.startAutoCommit();
   }
 
-  /** Leaves the group's subscription (and the group) or drops the manual assignment. */
+  /**
+   * Leaves the group's subscription (and the group) or drops the manual assignment. A classic member makes no
+   * auto-commit here, as Kafka's LegacyKafkaConsumer.unsubscribe: the rebalance listener's onPartitionsRevoked
+   * (onPartitionsLost without a generation) is where the application commits what it processed. A KIP-848 member
+   * commits its positions first, as it always has here.
+   */
   async unsubscribe(): Promise<void> {
     if (this.group !== null) {
-      if (this.o.enableAutoCommit) await this.commitPositions(this.assignment()).catch(() => {});
+      if (this.group instanceof ConsumerProtocolMember && this.o.enableAutoCommit)
+        await this.commitPositions(this.assignment()).catch(() => {});
       if (this.group instanceof GroupMember) {
         this.previousGeneration = this.appliedGeneration() ?? null;
         await this.group.leave('the consumer unsubscribed from all topics');

@@ -2,7 +2,8 @@
 // poll() (coordinator.poll's maybeAutoCommitOffsetsAsync, once auto.commit.interval.ms has passed) and on close()
 // (maybeAutoCommitOffsetsSync), never behind the application's back while it still works on what the last poll
 // returned; that is what makes auto commit at-least-once. It applies to partitions taken with assign() under a
-// group.id as well as to subscribed ones. Against an in-process broker.
+// group.id as well as to subscribed ones; unsubscribe() commits nothing (LegacyKafkaConsumer.unsubscribe). Against an
+// in-process broker.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -83,6 +84,19 @@ describe('auto commit happens in poll() and close()', () => {
       // The next poll says they are done: its auto commit stores the position.
       await c.poll(0);
       await committedBecomes(groupId, RECORDS);
+    } finally {
+      await c.close();
+    }
+  });
+
+  it('unsubscribe() makes no auto-commit', async () => {
+    const groupId = 'auto-commit-unsubscribe';
+    const c = consumer(groupId, { autoCommitIntervalMs: 600_000 });
+    try {
+      c.subscribe([TOPIC]);
+      await readAll(c);
+      await c.unsubscribe();
+      assert.equal(await committed(groupId), undefined, 'Kafka commits nothing on unsubscribe()');
     } finally {
       await c.close();
     }
