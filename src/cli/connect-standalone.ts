@@ -43,6 +43,8 @@ export function runConnectStandalone(args: string[]): Promise<number> {
             return `failed to create connector ${name} from ${path}: ${(err as Error).message}`;
           }
         }
+        // As Kafka's ConnectStandalone: startup is complete once the command line's connectors exist (GET /health).
+        worker.herder.ready();
         return null;
       },
     },

@@ -434,3 +434,37 @@ test('a cluster-scoped logger level (KIP-976) reaches every worker through the c
     await w3.stop();
   }
 });
+
+test("GET /health answers healthy through each worker's loop, and a create forwarded to the leader answers the Location of the worker asked", async () => {
+  const [w1, w2] = workers as [DistributedWorker, DistributedWorker];
+  // KIP-1017: once a worker has joined and its work loop runs a request.
+  for (const w of [w1, w2]) {
+    assert.deepEqual(await rest(w.restUrl, 'GET', '/health'), {
+      status: 200,
+      body: { status: 'healthy', message: 'Worker has completed startup and is ready to handle requests.' },
+    });
+  }
+  await eventually(
+    async () => w1.herder.leaderUrl() !== null && w1.herder.leaderUrl() === w2.herder.leaderUrl(),
+    30_000,
+    'one leader',
+  );
+  const follower = w1.herder.leaderUrl()!.includes(w1.workerId) ? w2 : w1;
+  const created = await fetch(`${follower.restUrl}/connectors`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      name: 'located',
+      config: { 'connector.class': 'FileStreamSource', topic: 'located', file: join(dir, 'located.txt') },
+      initial_state: 'STOPPED',
+    }),
+  });
+  assert.equal(created.status, 201, await created.clone().text());
+  // Kafka's follower builds the 201 itself: its own address, not the leader's.
+  assert.equal(created.headers.get('location'), `${follower.restUrl}/connectors/located`);
+  await eventually(
+    async () => (await rest(follower.restUrl, 'DELETE', '/connectors/located')).status === 204,
+    30_000,
+    'the connector deleted',
+  );
+});

@@ -28,16 +28,37 @@ import {
 import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
 import { CONNECT_LOGGERS, type LoggerLevel, log4jLevel } from './loggers.js';
 import type { OffsetStore } from './offset-store.js';
-import type { PluginDesc } from './plugins.js';
+import { type PluginDesc, UNDEFINED_VERSION } from './plugins.js';
 import { type Status, traceOf } from './status.js';
 import type { Worker } from './worker.js';
 
 export abstract class AbstractHerder {
   private clusterId: string | null | undefined;
   private readonly herderLog: Logger;
+  private readyFlag = false;
+  private readonly readyOnce: Promise<void>;
+  private resolveReady: () => void = () => {};
 
   constructor(protected readonly worker: Worker) {
     this.herderLog = worker.loggers.logger(CONNECT_LOGGERS.abstractHerder);
+    this.readyOnce = new Promise((resolve) => {
+      this.resolveReady = resolve;
+    });
+  }
+
+  isReady(): boolean {
+    return this.readyFlag;
+  }
+
+  /** Startup is complete (Kafka's AbstractHerder.ready): GET /health may answer healthy from now on. */
+  protected markReady(): void {
+    this.readyFlag = true;
+    this.resolveReady();
+  }
+
+  /** Resolves once the herder is ready; the distributed herder also waits for its work loop (healthCheck there). */
+  healthCheck(): Promise<void> {
+    return this.readyOnce;
   }
 
   /** /admin/loggers reads and sets the levels of the worker's own loggers (loggers.ts). */
@@ -429,26 +450,35 @@ export abstract class AbstractHerder {
   }
 
   connectorPlugins(connectorsOnly: boolean): PluginInfo[] {
-    return this.worker.plugins
-      .list()
-      .filter((p) => !connectorsOnly || p.type === 'source' || p.type === 'sink')
-      .map((p) =>
-        p.type === 'source' || p.type === 'sink'
-          ? { class: p.className, type: p.type, version: p.version }
-          : { class: p.className, type: p.type, version: p.version },
-      )
-      .sort((a, b) => (a.class < b.class ? -1 : a.class > b.class ? 1 : 0));
+    return (
+      this.worker.plugins
+        .list()
+        .filter((p) => !connectorsOnly || p.type === 'source' || p.type === 'sink')
+        // As Kafka's PluginInfo (NoVersionFilter): a plugin without a version has no "version" key.
+        .map((p) =>
+          p.version === UNDEFINED_VERSION
+            ? { class: p.className, type: p.type }
+            : { class: p.className, type: p.type, version: p.version },
+        )
+        .sort((a, b) => (a.class < b.class ? -1 : a.class > b.class ? 1 : 0))
+    );
   }
 
   pluginConfig(pluginName: string): ConfigKeyInfo[] {
     const desc = this.worker.plugins.find(pluginName);
     if (desc === undefined) throw new RestError(404, `Unknown plugin ${pluginName}.`);
     const instance = new desc.ctor() as { config?: () => { keys(): ConfigKey[] } };
-    if (typeof instance.config !== 'function') return [];
-    return instance
-      .config()
-      .keys()
-      .map((k, i) => keyInfo(k, i));
+    const own = typeof instance.config === 'function' ? instance.config().keys() : [];
+    // As Kafka's connectorPluginConfig: a connector's keys come with the framework's (SinkConnectorConfig or
+    // SourceConnectorConfig) after them, the connector's own definition winning where both define a key.
+    const base =
+      desc.type === 'sink'
+        ? sinkConnectorDef().keys()
+        : desc.type === 'source'
+          ? sourceConnectorDef().keys()
+          : [];
+    const names = new Set(own.map((k) => k.name));
+    return [...own, ...base.filter((k) => !names.has(k.name))].map((k, i) => keyInfo(k, i));
   }
 }
 

@@ -88,6 +88,16 @@ export interface RestartRequest {
 
 export interface Herder {
   workerId(): string;
+  /**
+   * KIP-1017: whether the worker has completed its startup (Kafka's Herder.isReady): standalone, once the connectors
+   * given on the command line are created; distributed, once its work loop has read the internal topics and joined.
+   */
+  isReady(): boolean;
+  /**
+   * KIP-1017: resolves once the worker can serve a request (Kafka's Herder.healthCheck): after its startup, and in
+   * distributed mode through its work loop, so that a loop that is stuck leaves it pending. GET /health bounds it.
+   */
+  healthCheck(): Promise<void>;
   kafkaClusterId(): Promise<string | null>;
   connectors(): string[];
   connectorInfo(name: string): ConnectorInfo;

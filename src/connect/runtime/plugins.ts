@@ -156,12 +156,18 @@ function pluginTypeOf(value: unknown): PluginType | null {
   return PLUGIN_TYPES.find((t) => t === declared) ?? null;
 }
 
-/** The plugin's version() (connectors have one; Kafka's Versioned for the others), else 'unknown'. */
+/**
+ * What a plugin without a version() reports (Kafka's PluginDesc.UNDEFINED_VERSION, for a plugin that is not
+ * Versioned): GET /connector-plugins leaves its "version" out.
+ */
+export const UNDEFINED_VERSION = 'undefined';
+
+/** The plugin's version() (connectors have one; Kafka's Versioned for the others), else UNDEFINED_VERSION. */
 function safeVersion(ctor: new () => { version?: () => string }): string {
   try {
     const v = new ctor().version?.();
-    return typeof v === 'string' ? v : 'unknown';
+    return typeof v === 'string' ? v : UNDEFINED_VERSION;
   } catch {
-    return 'unknown';
+    return UNDEFINED_VERSION;
   }
 }

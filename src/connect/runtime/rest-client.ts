@@ -9,6 +9,8 @@ import type { TlsOptions } from 'node:tls';
 export interface RestAnswer {
   status: number;
   type: string | undefined;
+  /** The Location header of a 201 (a created connector). */
+  location: string | undefined;
   body: Buffer;
 }
 
@@ -29,6 +31,7 @@ export function restRequest(
         resolve({
           status: answer.statusCode ?? 500,
           type: answer.headers['content-type'],
+          location: answer.headers.location,
           body: Buffer.concat(chunks),
         }),
       );

@@ -53,9 +53,16 @@ export async function closeHttp(server: Server): Promise<void> {
 export const REST_REQUEST_TIMEOUT_MS = 90_000;
 const FORWARD_TIMEOUT_MS = REST_REQUEST_TIMEOUT_MS;
 
+/** How long GET /health waits for the herder (Kafka's RestServer.DEFAULT_HEALTH_CHECK_TIMEOUT_MS). */
+export const HEALTH_CHECK_TIMEOUT_MS = 10_000;
+
 export interface RestServerOptions {
   /** Tests only: a shorter REST_REQUEST_TIMEOUT_MS (Kafka's tests lower it the same way). */
   requestTimeoutMs?: number;
+  /** Tests only: a shorter HEALTH_CHECK_TIMEOUT_MS. */
+  healthCheckTimeoutMs?: number;
+  /** The worker's topic.tracking.enable and topic.tracking.allow.reset (both true unless given). */
+  topicTracking?: { enabled: boolean; allowReset: boolean };
 }
 
 type Handler = (req: Request) => Promise<Reply>;
@@ -97,6 +104,8 @@ class BodyOnce {
 interface Reply {
   status: number;
   body?: unknown;
+  /** The path of what a 201 created; sent as the absolute Location header (Jersey's Response.created). */
+  createdPath?: string;
 }
 
 interface Route {
@@ -106,6 +115,8 @@ interface Route {
 }
 
 const SEGMENT = '([^/]+)';
+
+const HEALTHY_MESSAGE = 'Worker has completed startup and is ready to handle requests.';
 
 export class RestServer {
   private server: Server | null = null;
@@ -120,10 +131,15 @@ export class RestServer {
     options: RestServerOptions = {},
   ) {
     this.requestTimeoutMs = options.requestTimeoutMs ?? REST_REQUEST_TIMEOUT_MS;
+    this.healthCheckTimeoutMs = options.healthCheckTimeoutMs ?? HEALTH_CHECK_TIMEOUT_MS;
+    this.topicTracking = options.topicTracking ?? { enabled: true, allowReset: true };
     this.defineRoutes();
   }
 
+  private readonly topicTracking: { enabled: boolean; allowReset: boolean };
+
   private readonly requestTimeoutMs: number;
+  private readonly healthCheckTimeoutMs: number;
 
   private get clientTls(): TlsOptions | null {
     return this.tls?.client ?? null;
@@ -159,6 +175,7 @@ export class RestServer {
       status: 200,
       body: { version: BROOK_CONNECT_VERSION, commit: 'brook', kafka_cluster_id: await h.kafkaClusterId() },
     }));
+    this.route('GET', '/health', () => this.health());
     this.route('GET', '/connectors', async (r) => {
       const expand = r.query.getAll('expand');
       const names = h.connectors();
@@ -188,7 +205,7 @@ export class RestServer {
       checkNameMatches(connectorName, config);
       const initial = initialState(body.initial_state);
       const { info } = await h.putConnectorConfig(connectorName, config, false, initial);
-      return { status: 201, body: info };
+      return { status: 201, body: info, createdPath: connectorPath(connectorName) };
     });
     // Kafka checks for an expected rebalance in these reads too, and answers them through its exception mapper:
     // a 500 with the RebalanceNeededException's message (a ConnectException here).
@@ -205,7 +222,9 @@ export class RestServer {
       const config = configBody(await r.body());
       checkNameMatches(name, config);
       const { created, info } = await h.putConnectorConfig(name, config, true);
-      return { status: created ? 201 : 200, body: info };
+      return created
+        ? { status: 201, body: info, createdPath: connectorPath(name) }
+        : { status: 200, body: info };
     });
     this.route('PATCH', '/connectors/{name}/config', async (r) => {
       // KIP-477: keys given replace, null removes; the result is validated as a whole.
@@ -230,11 +249,14 @@ export class RestServer {
       status: 200,
       body: h.connectorStatus(r.params[0]!),
     }));
-    this.route('GET', '/connectors/{name}/topics', async (r) => ({
-      status: 200,
-      body: { [r.params[0]!]: { topics: h.connectorActiveTopics(r.params[0]!) } },
-    }));
+    // Kafka's ConnectorsResource answers 403 when the worker's topic.tracking.* settings turn these off.
+    this.route('GET', '/connectors/{name}/topics', async (r) => {
+      if (!this.topicTracking.enabled) throw new RestError(403, 'Topic tracking is disabled.');
+      return { status: 200, body: { [r.params[0]!]: { topics: h.connectorActiveTopics(r.params[0]!) } } };
+    });
     this.route('PUT', '/connectors/{name}/topics/reset', async (r) => {
+      if (!this.topicTracking.enabled) throw new RestError(403, 'Topic tracking is disabled.');
+      if (!this.topicTracking.allowReset) throw new RestError(403, 'Topic tracking reset is disabled.');
       h.resetConnectorActiveTopics(r.params[0]!);
       return { status: 202 };
     });
@@ -365,13 +387,43 @@ export class RestServer {
     this.route('PUT', '/connector-plugins/{plugin}/config/validate', async (r) => {
       const config = configBody(await r.body());
       const plugin = r.params[0]!;
+      // A config without connector.class goes on to the validation, which refuses it with Kafka's message.
       const declared = config['connector.class'];
-      if (declared === undefined) throw new RestError(400, 'Connector config is missing "connector.class"');
-      if (!sameClass(declared, plugin)) {
+      if (declared !== undefined && !includedTypeMatches(declared, plugin)) {
         throw new RestError(400, `Included connector type ${declared} does not match request type ${plugin}`);
       }
       return { status: 200, body: await h.validateConnectorConfig(config) };
     });
+  }
+
+  /**
+   * KIP-1017's GET /health, as Kafka's RootResource.healthCheck: 200 "healthy" once the herder answers within
+   * healthCheckTimeoutMs; past it, 503 "starting" while startup is not complete, else 500 "unhealthy" (a work loop
+   * that does not answer). Probes (Kubernetes liveness and readiness) read the status code.
+   */
+  private async health(): Promise<Reply> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.healthCheckTimeoutMs);
+      timer.unref();
+    });
+    const check = this.herder.healthCheck().then(() => 'healthy' as const);
+    try {
+      if ((await Promise.race([check, timedOut])) === 'healthy')
+        return { status: 200, body: { status: 'healthy', message: HEALTHY_MESSAGE } };
+    } finally {
+      clearTimeout(timer);
+    }
+    check.catch(() => {});
+    if (!this.herder.isReady())
+      return { status: 503, body: { status: 'starting', message: 'Worker is still starting up.' } };
+    return {
+      status: 500,
+      body: {
+        status: 'unhealthy',
+        message: 'Worker was unable to handle this request and may be unable to handle other requests.',
+      },
+    };
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -419,7 +471,14 @@ export class RestServer {
       if (err instanceof ConnectException) return send(res, 500, { error_code: 500, message: err.message });
       throw err;
     }
-    send(res, reply.status, reply.body);
+    const location = reply.createdPath === undefined ? undefined : this.absoluteUrl(req, reply.createdPath);
+    send(res, reply.status, reply.body, location);
+  }
+
+  /** A path of this server as the client reached it (Jersey resolves Location against the request's base URI). */
+  private absoluteUrl(req: IncomingMessage, path: string): string {
+    const host = req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`;
+    return `${this.tls === null ? 'http' : 'https'}://${host}${path}`;
   }
 
   /**
@@ -491,6 +550,9 @@ export class RestServer {
     });
     const headers: Record<string, string | number> = { 'content-length': answer.body.length };
     if (answer.type !== undefined) headers['content-type'] = answer.type;
+    // Kafka's worker that forwarded a create answers with its own Location, not the leader's address.
+    if (answer.location !== undefined)
+      headers.location = this.absoluteUrl(req, new URL(answer.location, to).pathname);
     res.writeHead(answer.status, headers);
     res.end(answer.body);
   }
@@ -505,15 +567,26 @@ function signatureHeadersOf(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
-function send(res: ServerResponse, status: number, body?: unknown): void {
+function send(res: ServerResponse, status: number, body?: unknown, location?: string): void {
+  const headers: Record<string, string | number> = location === undefined ? {} : { location };
   if (body === undefined) {
-    res.writeHead(status);
+    // An empty 202 carries a length of 0 as Jetty's, not a chunked empty body; a 204 has no length (RFC 9110).
+    res.writeHead(status, status === 204 ? headers : { ...headers, 'content-length': 0 });
     res.end();
     return;
   }
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
   res.end(text);
+}
+
+/** /connectors/{name}, the name percent-encoded as in a Location header. */
+function connectorPath(name: string): string {
+  return `/connectors/${encodeURIComponent(name)}`;
 }
 
 async function readJsonBody(req: IncomingMessage): Promise<{ text: string; json: unknown }> {
@@ -625,8 +698,16 @@ function taskNumber(connector: string, text: string): number {
   return Number(text);
 }
 
-/** "FileStreamSinkConnector" and the full class name name the same plugin. */
-function sameClass(a: string, b: string): boolean {
-  const simple = (s: string) => s.slice(s.lastIndexOf('.') + 1).replace(/Connector$/, '');
-  return a === b || simple(a) === simple(b);
+/**
+ * Kafka's ConnectorPluginsResource check: the config's connector.class, without a "Connector" suffix, must end
+ * with the path's plugin name without one. So the path may name the class, its simple name or its alias
+ * (FileStreamSink), and a config naming the full class matches them all; a config naming only the alias does not
+ * match a path naming the full class.
+ */
+function includedTypeMatches(included: string, plugin: string): boolean {
+  const normalized = (name: string) =>
+    name.endsWith('Connector') && name.length > 'Connector'.length
+      ? name.slice(0, -'Connector'.length)
+      : name;
+  return normalized(included).endsWith(normalized(plugin));
 }

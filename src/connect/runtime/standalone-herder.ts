@@ -46,6 +46,14 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
     return [...this.entries.keys()].sort();
   }
 
+  /**
+   * Startup is complete: called once the connectors given on the command line are created, as Kafka's
+   * ConnectStandalone calls StandaloneHerder.ready(). Until then GET /health answers that the worker is starting.
+   */
+  ready(): void {
+    this.markReady();
+  }
+
   /** As Kafka's standalone herder: the cluster is this worker. */
   async setClusterLoggerLevel(namespace: string, level: string): Promise<void> {
     this.setWorkerLoggerLevel(namespace, level);

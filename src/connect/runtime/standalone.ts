@@ -10,7 +10,7 @@ import { FileOffsetStore } from './offset-store.js';
 import { RestServer, type RestServerOptions } from './rest-server.js';
 import { StandaloneHerder } from './standalone-herder.js';
 import { Worker } from './worker.js';
-import { loadWorkerConfig } from './worker-config.js';
+import { loadWorkerConfig, topicTrackingOf } from './worker-config.js';
 
 export interface StandaloneWorker {
   readonly herder: StandaloneHerder;
@@ -42,12 +42,10 @@ export async function startStandalone(
     loggers,
   });
   const herder = new StandaloneHerder(worker);
-  const rest = new RestServer(
-    herder,
-    loggers.logger(CONNECT_LOGGERS.restServer),
-    config.restTls,
-    restOptions,
-  );
+  const rest = new RestServer(herder, loggers.logger(CONNECT_LOGGERS.restServer), config.restTls, {
+    topicTracking: topicTrackingOf(config),
+    ...restOptions,
+  });
   const bound = await rest.start(config.restHost, config.restPort);
   const advertisedHost =
     (config.parsed['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());

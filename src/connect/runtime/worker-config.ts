@@ -115,6 +115,22 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
       group: COMMON,
     })
     .define({
+      name: 'topic.tracking.enable',
+      type: 'BOOLEAN',
+      defaultValue: true,
+      importance: 'LOW',
+      documentation: 'Whether tasks record the topics each connector uses (GET /connectors/{name}/topics).',
+      group: COMMON,
+    })
+    .define({
+      name: 'topic.tracking.allow.reset',
+      type: 'BOOLEAN',
+      defaultValue: true,
+      importance: 'LOW',
+      documentation: 'Whether PUT /connectors/{name}/topics/reset may clear the topics a connector used.',
+      group: COMMON,
+    })
+    .define({
       name: 'plugin.path',
       type: 'LIST',
       defaultValue: null,
@@ -425,5 +441,13 @@ function restListener(parsed: ParsedConfig): { host: string; port: number; https
     host: (parsed['rest.host.name'] as string | null) ?? '',
     port: parsed['rest.port'] as number,
     https: false,
+  };
+}
+
+/** The REST API's topic tracking switches: the worker's topic.tracking.enable and topic.tracking.allow.reset. */
+export function topicTrackingOf(config: WorkerConfig): { enabled: boolean; allowReset: boolean } {
+  return {
+    enabled: config.parsed['topic.tracking.enable'] === true,
+    allowReset: config.parsed['topic.tracking.allow.reset'] === true,
   };
 }

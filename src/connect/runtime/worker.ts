@@ -149,7 +149,8 @@ export class Worker {
       },
       offsetFlushIntervalMs: worker.parsed['offset.flush.interval.ms'] as number,
       onStatus,
-      onTopicUsed,
+      // As Kafka's worker tasks: with topic.tracking.enable=false no topic is recorded.
+      onTopicUsed: worker.parsed['topic.tracking.enable'] === true ? onTopicUsed : () => {},
       loggers: this.o.loggers,
       // Last, after every setting that can be refused: the error handler may open the task's DLQ producer,
       // which the task closes (WorkerSinkTask.close) only once it exists.

@@ -236,6 +236,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         await this.rotateSessionKey();
         await this.reconcile();
         await this.runRequests();
+        // As Kafka's herder thread: startup is complete once a whole tick has run (topics read, group joined).
+        if (!this.isReady()) this.markReady();
       } catch (err) {
         const fatal = this.fatalError(err);
         if (fatal !== null) {
@@ -866,6 +868,12 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private forgetFailedStarts(name: string): void {
     const prefix = taskKeyPrefix(name);
     for (const key of [...this.startFailed]) if (key.startsWith(prefix)) this.startFailed.delete(key);
+  }
+
+  /** KIP-1017: healthy once ready and the work loop runs a request (a loop stuck in a tick leaves it pending). */
+  override async healthCheck(): Promise<void> {
+    await super.healthCheck();
+    await this.inLoop(async () => {});
   }
 
   private async runRequests(): Promise<void> {

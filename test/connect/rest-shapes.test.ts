@@ -1,0 +1,215 @@
+// The worker REST API's shapes that Kafka 3.9 has and scripts, probes and UIs rely on, through real HTTP against
+// standalone workers and a broker process: GET /health (KIP-1017) with its 503 "starting" and 200 "healthy", the
+// Location header of a 201, /connector-plugins/{plugin}/config listing the framework's connector keys beside the
+// connector's own, the plugin-name rule of /config/validate, a plugin without a version listed without "version",
+// and the 403s of the topic.tracking.enable and topic.tracking.allow.reset worker settings.
+
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type StandaloneWorker, startStandalone } from '../../src/connect/runtime/standalone.js';
+import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
+import { rest, startConnectWorker } from '../helpers/connect-worker.js';
+import { eventually } from '../helpers/wait.js';
+
+let broker: BrokerProcess;
+let dir: string;
+
+before(async () => {
+  broker = await startBroker({ overrides: { 'num.partitions': 1 } });
+  dir = mkdtempSync(join(tmpdir(), 'brook-connect-shapes-'));
+});
+
+after(async () => {
+  await broker?.stop();
+  if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+});
+
+/** An in-process standalone worker on a free port; `fn` runs against it and the worker is always stopped. */
+async function withWorker(
+  name: string,
+  props: Record<string, string>,
+  fn: (w: StandaloneWorker) => Promise<void>,
+  restOptions: { healthCheckTimeoutMs?: number } = {},
+): Promise<void> {
+  const w = await startStandalone(
+    {
+      'bootstrap.servers': broker.bootstrap,
+      listeners: 'http://127.0.0.1:0',
+      'offset.storage.file.filename': join(dir, `${name}.offsets`),
+      ...props,
+    },
+    () => {},
+    restOptions,
+  );
+  try {
+    await fn(w);
+  } finally {
+    await w.stop();
+  }
+}
+
+const HEALTHY = {
+  status: 'healthy',
+  message: 'Worker has completed startup and is ready to handle requests.',
+};
+
+test('GET /health answers 503 "starting" until a standalone worker has started, then 200 "healthy" (KIP-1017)', async () => {
+  await withWorker(
+    'health',
+    {},
+    async (w) => {
+      // As Kafka's ConnectStandalone, startup is complete once the command line's connectors are created.
+      assert.deepEqual(await rest(w.restUrl, 'GET', '/health'), {
+        status: 503,
+        body: { status: 'starting', message: 'Worker is still starting up.' },
+      });
+      w.herder.ready();
+      assert.deepEqual(await rest(w.restUrl, 'GET', '/health'), { status: 200, body: HEALTHY });
+    },
+    { healthCheckTimeoutMs: 300 },
+  );
+});
+
+test('the connect-standalone command is healthy once the connectors of its files are created', async () => {
+  const worker = await startConnectWorker(
+    dir,
+    { 'bootstrap.servers': broker.bootstrap, 'offset.storage.file.filename': join(dir, 'cli.offsets') },
+    [{ name: 'cli-sink', 'connector.class': 'FileStreamSink', topics: 'cli', file: join(dir, 'cli.txt') }],
+  );
+  try {
+    assert.deepEqual(await rest(worker.url, 'GET', '/health'), { status: 200, body: HEALTHY });
+  } finally {
+    await worker.stop();
+  }
+});
+
+test('a created connector is answered 201 with its Location, an updated one 200 without', async () => {
+  await withWorker('location', {}, async (w) => {
+    const send = (method: string, path: string, body: unknown) =>
+      fetch(`${w.restUrl}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const sink = { 'connector.class': 'FileStreamSink', topics: 'loc', file: join(dir, 'loc.txt') };
+    const posted = await send('POST', '/connectors', { name: 'by post', config: sink });
+    assert.equal(posted.status, 201);
+    assert.equal(posted.headers.get('location'), `${w.restUrl}/connectors/by%20post`);
+    const put = await send('PUT', '/connectors/by-put/config', sink);
+    assert.equal(put.status, 201);
+    assert.equal(put.headers.get('location'), `${w.restUrl}/connectors/by-put`);
+    const updated = await send('PUT', '/connectors/by-put/config', { ...sink, topics: 'loc2' });
+    assert.equal(updated.status, 200);
+    assert.equal(updated.headers.get('location'), null);
+    // The Location names the connector: a GET on it answers the connector.
+    const info = await fetch(posted.headers.get('location')!);
+    assert.equal(((await info.json()) as { name: string }).name, 'by post');
+  });
+});
+
+test("a connector plugin's config definition lists the framework's connector keys after its own", async () => {
+  await withWorker('plugin-config', {}, async (w) => {
+    const sink = await rest(w.restUrl, 'GET', '/connector-plugins/FileStreamSink/config');
+    assert.equal(sink.status, 200);
+    const sinkKeys = (sink.body as { name: string }[]).map((k) => k.name);
+    assert.equal(sinkKeys[0], 'file', 'the connector own key first');
+    for (const key of ['name', 'connector.class', 'tasks.max', 'topics', 'topics.regex', 'errors.tolerance'])
+      assert.ok(sinkKeys.includes(key), `${key} in ${sinkKeys.join(',')}`);
+    assert.equal(new Set(sinkKeys).size, sinkKeys.length, 'each key once');
+    const source = await rest(w.restUrl, 'GET', '/connector-plugins/FileStreamSource/config');
+    const sourceKeys = (source.body as { name: string }[]).map((k) => k.name);
+    for (const key of ['file', 'topic', 'name', 'exactly.once.support', 'offsets.storage.topic'])
+      assert.ok(sourceKeys.includes(key), `${key} in ${sourceKeys.join(',')}`);
+    assert.ok(!sourceKeys.includes('topics'), 'no sink key for a source');
+    const tasksMax = (source.body as { name: string; default_value: string | null }[]).find(
+      (k) => k.name === 'tasks.max',
+    );
+    assert.equal(tasksMax?.default_value, '1');
+  });
+});
+
+test("/config/validate matches the path's plugin as Kafka does, and leaves a missing connector.class to validation", async () => {
+  await withWorker('validate', {}, async (w) => {
+    const full = 'org.apache.kafka.connect.file.FileStreamSinkConnector';
+    // Kafka: the config's class without "Connector" must end with the path's name without it.
+    const byTail = await rest(w.restUrl, 'PUT', '/connector-plugins/StreamSink/config/validate', {
+      'connector.class': full,
+      topics: 't',
+    });
+    assert.equal(byTail.status, 200, JSON.stringify(byTail.body));
+    const aliasAgainstFull = await rest(w.restUrl, 'PUT', `/connector-plugins/${full}/config/validate`, {
+      'connector.class': 'FileStreamSink',
+      topics: 't',
+    });
+    assert.deepEqual(aliasAgainstFull, {
+      status: 400,
+      body: {
+        error_code: 400,
+        message: `Included connector type FileStreamSink does not match request type ${full}`,
+      },
+    });
+    const missing = await rest(w.restUrl, 'PUT', '/connector-plugins/FileStreamSink/config/validate', {
+      topics: 't',
+    });
+    assert.equal(missing.status, 400);
+    assert.match((missing.body as { message: string }).message, /contains no connector type$/);
+  });
+});
+
+test('a plugin without a version is listed without "version", as Kafka\'s NoVersionFilter', async () => {
+  const plugins = join(dir, 'unversioned-plugins');
+  mkdirSync(plugins);
+  writeFileSync(
+    join(plugins, 'always.mjs'),
+    'export class Always { static pluginType = "predicate"; static className = "com.example.Always";\n' +
+      '  configure() {} test() { return true; } close() {} }\n',
+  );
+  await withWorker('unversioned', { 'plugin.path': plugins }, async (w) => {
+    const listed = await rest(w.restUrl, 'GET', '/connector-plugins?connectorsOnly=false');
+    const always = (listed.body as Record<string, unknown>[]).find((p) => p.class === 'com.example.Always');
+    assert.deepEqual(always, { class: 'com.example.Always', type: 'predicate' });
+  });
+});
+
+test('topic.tracking.enable=false and topic.tracking.allow.reset=false answer 403 as Kafka, and tracking off records nothing', async () => {
+  const input = join(dir, 'tracked.txt');
+  writeFileSync(input, 'a\nb\n');
+  const source = (topic: string) => ({
+    name: 'src',
+    config: { 'connector.class': 'FileStreamSource', file: input, topic },
+  });
+  await withWorker('no-reset', { 'topic.tracking.allow.reset': 'false' }, async (w) => {
+    assert.equal((await rest(w.restUrl, 'POST', '/connectors', source('tracked-a'))).status, 201);
+    await eventually(
+      async () =>
+        JSON.stringify((await rest(w.restUrl, 'GET', '/connectors/src/topics')).body) ===
+        JSON.stringify({ src: { topics: ['tracked-a'] } }),
+      30_000,
+      'the topic tracked',
+    );
+    assert.deepEqual(await rest(w.restUrl, 'PUT', '/connectors/src/topics/reset'), {
+      status: 403,
+      body: { error_code: 403, message: 'Topic tracking reset is disabled.' },
+    });
+  });
+  const noTracking = { 'topic.tracking.enable': 'false', 'offset.flush.interval.ms': '200' };
+  await withWorker('no-tracking', noTracking, async (w) => {
+    assert.equal((await rest(w.restUrl, 'POST', '/connectors', source('tracked-b'))).status, 201);
+    const disabled = { status: 403, body: { error_code: 403, message: 'Topic tracking is disabled.' } };
+    assert.deepEqual(await rest(w.restUrl, 'GET', '/connectors/src/topics'), disabled);
+    assert.deepEqual(await rest(w.restUrl, 'PUT', '/connectors/src/topics/reset'), disabled);
+    // The task sends its lines, and records no topic (Kafka's tasks skip recordActiveTopic).
+    await eventually(
+      async () => {
+        const offsets = await rest(w.restUrl, 'GET', '/connectors/src/offsets');
+        return (offsets.body as { offsets: unknown[] }).offsets.length > 0;
+      },
+      30_000,
+      'the lines sent and their offset committed',
+    );
+    assert.deepEqual(w.herder.connectorActiveTopics('src'), []);
+  });
+});
