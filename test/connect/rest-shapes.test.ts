@@ -2,10 +2,12 @@
 // standalone workers and a broker process: GET /health (KIP-1017) with its 503 "starting" and 200 "healthy", the
 // Location header of a 201, /connector-plugins/{plugin}/config listing the framework's connector keys beside the
 // connector's own, the plugin-name rule of /config/validate, a plugin without a version listed without "version",
-// and the 403s of the topic.tracking.enable and topic.tracking.allow.reset worker settings.
+// the 403s of the topic.tracking.enable and topic.tracking.allow.reset worker settings, and the CORS headers of
+// access.control.allow.origin and access.control.allow.methods with JAX-RS's OPTIONS and HEAD answers.
 
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -211,5 +213,72 @@ test('topic.tracking.enable=false and topic.tracking.allow.reset=false answer 40
       'the lines sent and their offset committed',
     );
     assert.deepEqual(w.herder.connectorActiveTopics('src'), []);
+  });
+});
+
+/** A request with the given headers (Origin and the like, which browsers set); status, headers and body text. */
+function raw(
+  url: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; headers: IncomingHttpHeaders; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method, headers }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => {
+        body += c.toString();
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+test('access.control.allow.origin and .methods give a browser console the CORS answers of Kafka (Jetty CrossOriginFilter)', async () => {
+  const origin = 'http://console.example:8000';
+  const props = {
+    'access.control.allow.origin': 'http://*.example:8000',
+    'access.control.allow.methods': 'GET,POST,PUT,DELETE,OPTIONS',
+  };
+  await withWorker('cors', props, async (w) => {
+    const preflight = await raw(w.restUrl, 'OPTIONS', '/connectors/x/config', {
+      origin,
+      'access-control-request-method': 'PUT',
+      'access-control-request-headers': 'content-type',
+    });
+    assert.equal(preflight.status, 200);
+    assert.equal(preflight.headers['access-control-allow-origin'], origin);
+    assert.equal(preflight.headers['access-control-allow-methods'], 'GET,POST,PUT,DELETE,OPTIONS');
+    assert.equal(
+      preflight.headers['access-control-allow-headers'],
+      'X-Requested-With,Content-Type,Accept,Origin',
+    );
+    assert.equal(preflight.headers['access-control-allow-credentials'], 'true');
+    assert.equal(preflight.headers['access-control-max-age'], '1800');
+    assert.equal(preflight.headers.vary, 'Origin');
+    assert.equal(preflight.headers.allow, 'GET,HEAD,OPTIONS,PATCH,PUT');
+
+    const listed = await raw(w.restUrl, 'GET', '/connectors', { origin });
+    assert.deepEqual([listed.status, listed.body], [200, '[]']);
+    assert.equal(listed.headers['access-control-allow-origin'], origin);
+    // A method the setting leaves out, and an origin it does not name, get no CORS headers (the browser refuses).
+    const patch = await raw(w.restUrl, 'OPTIONS', '/connectors/x/config', {
+      origin,
+      'access-control-request-method': 'PATCH',
+    });
+    assert.equal(patch.headers['access-control-allow-origin'], undefined);
+    const other = await raw(w.restUrl, 'GET', '/connectors', { origin: 'http://elsewhere.test' });
+    assert.equal(other.status, 200);
+    assert.equal(other.headers['access-control-allow-origin'], undefined);
+    // JAX-RS answers HEAD as GET without the body.
+    const head = await raw(w.restUrl, 'HEAD', '/connectors', {});
+    assert.deepEqual([head.status, head.body], [200, '']);
+  });
+  await withWorker('no-cors', {}, async (w) => {
+    const listed = await raw(w.restUrl, 'GET', '/connectors', { origin });
+    assert.equal(listed.headers['access-control-allow-origin'], undefined, 'blank setting: no CORS');
   });
 });

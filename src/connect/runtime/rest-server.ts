@@ -21,6 +21,7 @@ import {
 import type { ConnectorOffset, Herder } from './herder.js';
 import { log4jLevel } from './loggers.js';
 import { FORWARD_CONFLICT_MESSAGE, nextForwardFlag, restRequest } from './rest-client.js';
+import { applyCors, type CorsPolicy } from './rest-cors.js';
 import type { RestTls } from './rest-tls.js';
 import type { TargetState } from './status.js';
 
@@ -63,6 +64,8 @@ export interface RestServerOptions {
   healthCheckTimeoutMs?: number;
   /** The worker's topic.tracking.enable and topic.tracking.allow.reset (both true unless given). */
   topicTracking?: { enabled: boolean; allowReset: boolean };
+  /** The worker's access.control.allow.* settings (rest-cors.ts); null or absent: no cross-origin headers. */
+  cors?: CorsPolicy | null;
 }
 
 type Handler = (req: Request) => Promise<Reply>;
@@ -133,8 +136,11 @@ export class RestServer {
     this.requestTimeoutMs = options.requestTimeoutMs ?? REST_REQUEST_TIMEOUT_MS;
     this.healthCheckTimeoutMs = options.healthCheckTimeoutMs ?? HEALTH_CHECK_TIMEOUT_MS;
     this.topicTracking = options.topicTracking ?? { enabled: true, allowReset: true };
+    this.cors = options.cors ?? null;
     this.defineRoutes();
   }
+
+  private readonly cors: CorsPolicy | null;
 
   private readonly topicTracking: { enabled: boolean; allowReset: boolean };
 
@@ -429,9 +435,14 @@ export class RestServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const pathname = url.pathname.replace(/\/$/, '') || '/';
+    if (this.cors !== null) applyCors(this.cors, req, res);
     const candidates = this.routes.filter((r) => r.pattern.test(pathname));
     if (candidates.length === 0) return send(res, 404, { error_code: 404, message: 'HTTP 404 Not Found' });
-    const route = candidates.find((r) => r.method === req.method);
+    // JAX-RS answers OPTIONS on any resource with its methods (a browser's CORS preflight is one), and HEAD as GET
+    // without the body (node:http leaves the body of a HEAD answer out).
+    if (req.method === 'OPTIONS') return sendAllow(res, candidates);
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const route = candidates.find((r) => r.method === method);
     if (route === undefined)
       return send(res, 405, { error_code: 405, message: 'HTTP 405 Method Not Allowed' });
     let params: string[];
@@ -582,6 +593,15 @@ function send(res: ServerResponse, status: number, body?: unknown, location?: st
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+/** Jersey's answer to OPTIONS: 200, no body, the path's methods in Allow (HEAD with GET, and OPTIONS itself). */
+function sendAllow(res: ServerResponse, routes: readonly Route[]): void {
+  const methods = new Set(routes.map((r) => r.method));
+  if (methods.has('GET')) methods.add('HEAD');
+  methods.add('OPTIONS');
+  res.writeHead(200, { allow: [...methods].sort().join(','), 'content-length': 0 });
+  res.end();
 }
 
 /** /connectors/{name}, the name percent-encoded as in a Location header. */

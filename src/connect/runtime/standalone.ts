@@ -10,7 +10,7 @@ import { FileOffsetStore } from './offset-store.js';
 import { RestServer, type RestServerOptions } from './rest-server.js';
 import { StandaloneHerder } from './standalone-herder.js';
 import { Worker } from './worker.js';
-import { loadWorkerConfig, topicTrackingOf } from './worker-config.js';
+import { corsPolicyOf, loadWorkerConfig, topicTrackingOf } from './worker-config.js';
 
 export interface StandaloneWorker {
   readonly herder: StandaloneHerder;
@@ -44,6 +44,7 @@ export async function startStandalone(
   const herder = new StandaloneHerder(worker);
   const rest = new RestServer(herder, loggers.logger(CONNECT_LOGGERS.restServer), config.restTls, {
     topicTracking: topicTrackingOf(config),
+    cors: corsPolicyOf(config),
     ...restOptions,
   });
   const bound = await rest.start(config.restHost, config.restPort);

@@ -8,6 +8,7 @@ import { ConfigException } from '../errors.js';
 import { checkWorkerClientSecurity, OVERRIDE_POLICY_NAMES } from './client-configs.js';
 import { ConfigTransformer } from './config-providers.js';
 import { supportedAlgorithm } from './distributed/request-signature.js';
+import { type CorsPolicy, corsPolicy } from './rest-cors.js';
 import { type RestTls, restTls } from './rest-tls.js';
 
 const COMMON = 'Common';
@@ -112,6 +113,24 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
       defaultValue: null,
       importance: 'LOW',
       documentation: 'Port given to other workers.',
+      group: COMMON,
+    })
+    .define({
+      name: 'access.control.allow.origin',
+      type: 'STRING',
+      defaultValue: '',
+      importance: 'LOW',
+      documentation:
+        "The origins (or '*') whose browser pages may call the REST API (Access-Control-Allow-Origin); blank: only the API's own.",
+      group: COMMON,
+    })
+    .define({
+      name: 'access.control.allow.methods',
+      type: 'STRING',
+      defaultValue: '',
+      importance: 'LOW',
+      documentation:
+        'The methods cross-origin requests may use (Access-Control-Allow-Methods); blank: GET, POST and HEAD.',
       group: COMMON,
     })
     .define({
@@ -450,4 +469,12 @@ export function topicTrackingOf(config: WorkerConfig): { enabled: boolean; allow
     enabled: config.parsed['topic.tracking.enable'] === true,
     allowReset: config.parsed['topic.tracking.allow.reset'] === true,
   };
+}
+
+/** The REST API's cross-origin policy: the worker's access.control.allow.origin and access.control.allow.methods. */
+export function corsPolicyOf(config: WorkerConfig): CorsPolicy | null {
+  return corsPolicy(
+    config.parsed['access.control.allow.origin'] as string,
+    config.parsed['access.control.allow.methods'] as string,
+  );
 }
