@@ -282,3 +282,39 @@ test('access.control.allow.origin and .methods give a browser console the CORS a
     assert.equal(listed.headers['access-control-allow-origin'], undefined, 'blank setting: no CORS');
   });
 });
+
+test("a config value given as null is refused with Kafka's validation error, not dropped", async () => {
+  await withWorker('nulls', {}, async (w) => {
+    const sink = { 'connector.class': 'FileStreamSink', topics: 'nulls' };
+    const error = 'Null value can not be supplied as the configuration value.';
+    const put = await rest(w.restUrl, 'PUT', '/connectors/n/config', { ...sink, file: null });
+    assert.equal(put.status, 400, JSON.stringify(put.body));
+    assert.match(
+      (put.body as { message: string }).message,
+      new RegExp(
+        `^Connector configuration is invalid and contains the following 1 error\\(s\\):\\n${error}\\n`,
+      ),
+    );
+    const posted = await rest(w.restUrl, 'POST', '/connectors', {
+      name: 'n',
+      config: { ...sink, 'tasks.max': null },
+    });
+    assert.equal(posted.status, 400, JSON.stringify(posted.body));
+    assert.deepEqual((await rest(w.restUrl, 'GET', '/connectors')).body, [], 'nothing created');
+    const validated = await rest(w.restUrl, 'PUT', '/connector-plugins/FileStreamSink/config/validate', {
+      ...sink,
+      name: 'n',
+      file: null,
+    });
+    const infos = validated.body as {
+      error_count: number;
+      configs: { value: { name: string; errors: string[] } }[];
+    };
+    assert.equal(infos.error_count, 1);
+    assert.deepEqual(infos.configs.find((c) => c.value.name === 'file')?.value.errors, [error]);
+    // A null name is the connector's name, as Kafka's ConnectorsResource puts it there.
+    const named = await rest(w.restUrl, 'PUT', '/connectors/n/config', { ...sink, name: null });
+    assert.equal(named.status, 201, JSON.stringify(named.body));
+    assert.equal((named.body as { config: { name: string } }).config.name, 'n');
+  });
+});

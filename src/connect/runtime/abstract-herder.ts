@@ -101,13 +101,7 @@ export abstract class AbstractHerder {
   /** Validates a config and throws Kafka's 400 listing every error. */
   protected async checkValid(config: Record<string, string>): Promise<void> {
     const validation = await this.validateConnectorConfig(config);
-    if (validation.error_count === 0) return;
-    const messages = validation.configs.flatMap((c) => c.value.errors);
-    throw new RestError(
-      400,
-      `Connector configuration is invalid and contains the following ${messages.length} error(s):\n${messages.join('\n')}\n` +
-        'You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`',
-    );
+    if (validation.error_count > 0) throw invalidConfigError(validation);
   }
 
   /** The task configs a started connector asks for, at most tasks.max, with task.class and the sink's topics. */
@@ -480,6 +474,16 @@ export abstract class AbstractHerder {
     const names = new Set(own.map((k) => k.name));
     return [...own, ...base.filter((k) => !names.has(k.name))].map((k, i) => keyInfo(k, i));
   }
+}
+
+/** Kafka's 400 for a config its validation refused, listing every error. */
+export function invalidConfigError(validation: ConfigInfos): RestError {
+  const messages = validation.configs.flatMap((c) => c.value.errors);
+  return new RestError(
+    400,
+    `Connector configuration is invalid and contains the following ${messages.length} error(s):\n${messages.join('\n')}\n` +
+      'You can also find the above list of errors at the endpoint `/connector-plugins/{connectorType}/config/validate`',
+  );
 }
 
 /**

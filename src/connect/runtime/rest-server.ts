@@ -13,12 +13,13 @@ import type { TlsOptions } from 'node:tls';
 import type { Logger } from '../../common/logger.js';
 import { ConnectException, RebalanceNeededException, RequestTargetError, RestError } from '../errors.js';
 import { BROOK_CONNECT_VERSION } from '../version.js';
+import { invalidConfigError } from './abstract-herder.js';
 import {
   type RequestSignature,
   SIGNATURE_ALGORITHM_HEADER,
   SIGNATURE_HEADER,
 } from './distributed/request-signature.js';
-import type { ConnectorOffset, Herder } from './herder.js';
+import type { ConfigInfos, ConnectorOffset, Herder } from './herder.js';
 import { log4jLevel } from './loggers.js';
 import { FORWARD_CONFLICT_MESSAGE, nextForwardFlag, restRequest } from './rest-client.js';
 import { applyCors, type CorsPolicy } from './rest-cors.js';
@@ -204,11 +205,13 @@ export class RestServer {
     this.route('POST', '/connectors', async (r) => {
       const body = objectBody(await r.body());
       const config = configBody(body.config ?? {});
+      const nulls = nullValuedKeys(body.config);
       // As Kafka's ConnectorsResource.createConnector, the name is the body's, trimmed, and a missing one is empty:
       // the config validation refuses an empty name with its message, and a config.name beside a missing name is a
       // mismatch with the empty name (400), never taken as the connector's name.
       const connectorName = typeof body.name === 'string' ? body.name.trim() : '';
       checkNameMatches(connectorName, config);
+      await refuseNullValues(h, config, nulls);
       const initial = initialState(body.initial_state);
       const { info } = await h.putConnectorConfig(connectorName, config, false, initial);
       return { status: 201, body: info, createdPath: connectorPath(connectorName) };
@@ -227,6 +230,7 @@ export class RestServer {
       const name = r.params[0]!;
       const config = configBody(await r.body());
       checkNameMatches(name, config);
+      await refuseNullValues(h, config, nullValuedKeys(await r.body()));
       const { created, info } = await h.putConnectorConfig(name, config, true);
       return created
         ? { status: 201, body: info, createdPath: connectorPath(name) }
@@ -398,7 +402,7 @@ export class RestServer {
       if (declared !== undefined && !includedTypeMatches(declared, plugin)) {
         throw new RestError(400, `Included connector type ${declared} does not match request type ${plugin}`);
       }
-      return { status: 200, body: await h.validateConnectorConfig(config) };
+      return { status: 200, body: await validateWithNulls(h, config, nullValuedKeys(await r.body())) };
     });
   }
 
@@ -681,6 +685,66 @@ function configBody(v: unknown): Record<string, string> {
       );
   }
   return out;
+}
+
+/** The keys of a config body given a JSON null (configBody leaves them out; a PATCH removes them). */
+function nullValuedKeys(v: unknown): string[] {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return [];
+  return Object.entries(v as Record<string, unknown>)
+    .filter(([, x]) => x === null)
+    .map(([k]) => k);
+}
+
+const NULL_VALUE_ERROR = 'Null value can not be supplied as the configuration value.';
+
+/**
+ * A config's validation with Kafka's error for each key given a null value (AbstractHerder.validateConnectorConfig
+ * keeps them, and refuses each with NULL_VALUE_ERROR beside the config's other errors). `name` is not one: a null
+ * name is replaced by the connector's, as Kafka's checkAndPutConnectorConfigName does.
+ */
+async function validateWithNulls(
+  h: Herder,
+  config: Record<string, string>,
+  nullKeys: string[],
+): Promise<ConfigInfos> {
+  const validation = await h.validateConnectorConfig(config);
+  for (const key of nullKeys.filter((k) => config[k] === undefined)) {
+    const entry = validation.configs.find((c) => c.value.name === key);
+    if (entry !== undefined) {
+      entry.value.value = null;
+      entry.value.errors.push(NULL_VALUE_ERROR);
+    } else {
+      validation.configs.push({
+        definition: { ...NO_DEFINITION, name: key, display_name: key, order: validation.configs.length },
+        value: { name: key, value: null, recommended_values: [], errors: [NULL_VALUE_ERROR], visible: true },
+      });
+    }
+    validation.error_count++;
+  }
+  return validation;
+}
+
+/** The definition given to a key no definition names (as the herder's validation gives one). */
+const NO_DEFINITION = {
+  type: 'STRING',
+  required: false,
+  default_value: null,
+  importance: 'HIGH',
+  documentation: '',
+  group: null,
+  width: 'NONE',
+  dependents: [],
+};
+
+/** A create or update with null values is Kafka's 400 listing them with the config's other errors. */
+async function refuseNullValues(
+  h: Herder,
+  config: Record<string, string>,
+  nullKeys: string[],
+): Promise<void> {
+  if (nullKeys.every((k) => config[k] !== undefined)) return;
+  const validation = await validateWithNulls(h, config, nullKeys);
+  throw invalidConfigError(validation);
 }
 
 function checkNameMatches(name: string, config: Record<string, string>): void {
