@@ -318,3 +318,20 @@ test("a config value given as null is refused with Kafka's validation error, not
     assert.equal((named.body as { config: { name: string } }).config.name, 'n');
   });
 });
+
+test('response.http.headers.config adds its headers to every answer, and a rule that does not parse stops the worker', async () => {
+  const rules = 'set X-Frame-Options:DENY, add Cache-Control:no-store, "set X-Listed:a,b", setDate Expires:0';
+  await withWorker('headers', { 'response.http.headers.config': rules }, async (w) => {
+    for (const path of ['/connectors', '/no-such-path']) {
+      const answer = await raw(w.restUrl, 'GET', path, {});
+      assert.equal(answer.headers['x-frame-options'], 'DENY', path);
+      assert.equal(answer.headers['cache-control'], 'no-store', path);
+      assert.equal(answer.headers['x-listed'], 'a,b', path);
+      assert.ok(Math.abs(Date.parse(answer.headers.expires!) - Date.now()) < 60_000, answer.headers.expires);
+    }
+  });
+  await assert.rejects(
+    withWorker('bad-headers', { 'response.http.headers.config': 'put X-Frame-Options:DENY' }, async () => {}),
+    { message: "Invalid header config action: 'put'. Expected one of [set, add, setDate, addDate]" },
+  );
+});

@@ -23,6 +23,7 @@ import type { ConfigInfos, ConnectorOffset, Herder } from './herder.js';
 import { log4jLevel } from './loggers.js';
 import { FORWARD_CONFLICT_MESSAGE, nextForwardFlag, restRequest } from './rest-client.js';
 import { applyCors, type CorsPolicy } from './rest-cors.js';
+import { applyResponseHeaders, type ResponseHeaderRule } from './rest-response-headers.js';
 import type { RestTls } from './rest-tls.js';
 import type { TargetState } from './status.js';
 
@@ -67,6 +68,8 @@ export interface RestServerOptions {
   topicTracking?: { enabled: boolean; allowReset: boolean };
   /** The worker's access.control.allow.* settings (rest-cors.ts); null or absent: no cross-origin headers. */
   cors?: CorsPolicy | null;
+  /** The worker's response.http.headers.config rules (rest-response-headers.ts). */
+  responseHeaders?: readonly ResponseHeaderRule[];
 }
 
 type Handler = (req: Request) => Promise<Reply>;
@@ -138,8 +141,11 @@ export class RestServer {
     this.healthCheckTimeoutMs = options.healthCheckTimeoutMs ?? HEALTH_CHECK_TIMEOUT_MS;
     this.topicTracking = options.topicTracking ?? { enabled: true, allowReset: true };
     this.cors = options.cors ?? null;
+    this.responseHeaders = options.responseHeaders ?? [];
     this.defineRoutes();
   }
+
+  private readonly responseHeaders: readonly ResponseHeaderRule[];
 
   private readonly cors: CorsPolicy | null;
 
@@ -439,6 +445,8 @@ export class RestServer {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const pathname = url.pathname.replace(/\/$/, '') || '/';
+    // As Kafka's filters, before the request is served: every answer has them, errors included.
+    applyResponseHeaders(this.responseHeaders, res);
     if (this.cors !== null) applyCors(this.cors, req, res);
     const candidates = this.routes.filter((r) => r.pattern.test(pathname));
     if (candidates.length === 0) return send(res, 404, { error_code: 404, message: 'HTTP 404 Not Found' });

@@ -10,7 +10,7 @@ import { FileOffsetStore } from './offset-store.js';
 import { RestServer, type RestServerOptions } from './rest-server.js';
 import { StandaloneHerder } from './standalone-herder.js';
 import { Worker } from './worker.js';
-import { corsPolicyOf, loadWorkerConfig, topicTrackingOf } from './worker-config.js';
+import { corsPolicyOf, loadWorkerConfig, responseHeadersOf, topicTrackingOf } from './worker-config.js';
 
 export interface StandaloneWorker {
   readonly herder: StandaloneHerder;
@@ -45,6 +45,7 @@ export async function startStandalone(
   const rest = new RestServer(herder, loggers.logger(CONNECT_LOGGERS.restServer), config.restTls, {
     topicTracking: topicTrackingOf(config),
     cors: corsPolicyOf(config),
+    responseHeaders: responseHeadersOf(config),
     ...restOptions,
   });
   const bound = await rest.start(config.restHost, config.restPort);

@@ -9,6 +9,11 @@ import { checkWorkerClientSecurity, OVERRIDE_POLICY_NAMES } from './client-confi
 import { ConfigTransformer } from './config-providers.js';
 import { supportedAlgorithm } from './distributed/request-signature.js';
 import { type CorsPolicy, corsPolicy } from './rest-cors.js';
+import {
+  type ResponseHeaderRule,
+  responseHeaderRules,
+  responseHeadersValidator,
+} from './rest-response-headers.js';
 import { type RestTls, restTls } from './rest-tls.js';
 
 const COMMON = 'Common';
@@ -131,6 +136,15 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
       importance: 'LOW',
       documentation:
         'The methods cross-origin requests may use (Access-Control-Allow-Methods); blank: GET, POST and HEAD.',
+      group: COMMON,
+    })
+    .define({
+      name: 'response.http.headers.config',
+      type: 'STRING',
+      defaultValue: '',
+      validator: responseHeadersValidator,
+      importance: 'LOW',
+      documentation: 'Rules for REST API HTTP response headers',
       group: COMMON,
     })
     .define({
@@ -477,4 +491,9 @@ export function corsPolicyOf(config: WorkerConfig): CorsPolicy | null {
     config.parsed['access.control.allow.origin'] as string,
     config.parsed['access.control.allow.methods'] as string,
   );
+}
+
+/** The headers every REST answer gets: the worker's response.http.headers.config (validated when loaded). */
+export function responseHeadersOf(config: WorkerConfig): ResponseHeaderRule[] {
+  return responseHeaderRules(config.parsed['response.http.headers.config'] as string);
 }

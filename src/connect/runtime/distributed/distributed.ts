@@ -10,7 +10,7 @@ import { clientSecurity } from '../client-configs.js';
 import { CONNECT_LOGGERS, Loggers } from '../loggers.js';
 import { RestServer } from '../rest-server.js';
 import { Worker } from '../worker.js';
-import { corsPolicyOf, loadWorkerConfig, topicTrackingOf } from '../worker-config.js';
+import { corsPolicyOf, loadWorkerConfig, responseHeadersOf, topicTrackingOf } from '../worker-config.js';
 import { DistributedHerder, type DistributedHerderFaults } from './distributed-herder.js';
 import { internalTopicLogs } from './kafka-based-log.js';
 import { TopicOffsetStore } from './topic-offset-store.js';
@@ -65,6 +65,7 @@ export async function startDistributed(
   const rest = new RestServer(herder, loggers.logger(CONNECT_LOGGERS.restServer), config.restTls, {
     topicTracking: topicTrackingOf(config),
     cors: corsPolicyOf(config),
+    responseHeaders: responseHeadersOf(config),
   });
   const bound = await rest.start(config.restHost, config.restPort);
   const advertisedHost = (p['rest.advertised.host.name'] as string | null) ?? (config.restHost || hostname());
