@@ -72,6 +72,29 @@ export interface ProcessorContext<KOut = unknown, VOut = unknown> {
   appConfigs(): { readonly [key: string]: unknown };
 }
 
+/**
+ * The record context a processor runs in (Kafka's ProcessorRecordContext): where its record came from (null for
+ * none, as in a punctuation), and the timestamp and headers of the record it processes.
+ */
+export interface RecordContext {
+  readonly metadata: RecordMetadata | null;
+  readonly timestampMs: number;
+  readonly headers: readonly Header[];
+}
+
+/**
+ * The key of an internal capability of the task's contexts (not exported by the package), Kafka's
+ * InternalProcessorContext.setRecordContext then its restore: runs `run` within a record context the DSL's
+ * processor kept, so what it forwards there reads that context downstream. suppress() emits a held update so.
+ */
+export const runWithinRecordContext: unique symbol = Symbol('runWithinRecordContext');
+
+/** A context with the internal capabilities the DSL's processors use; every task context is one. */
+export interface InternalProcessorContext<KOut = unknown, VOut = unknown>
+  extends ProcessorContext<KOut, VOut> {
+  [runWithinRecordContext](context: RecordContext, run: () => void): void;
+}
+
 export interface Processor<KIn, VIn, KOut = never, VOut = never> {
   init?(context: ProcessorContext<KOut, VOut>): void;
   process(record: Record<KIn, VIn>): void;

@@ -5,8 +5,10 @@
 // SuppressBuffer store (state/suppress-buffer.ts) named as Kafka names it (`KTABLE-SUPPRESS-STATE-STORE-<n>`,
 // or `<Suppressed name>-store`), logged to `<application.id>-<store>-changelog` and restored from it, so
 // updates buffered when an instance crashes are emitted by the task's next owner. Entries leave in buffer-time
-// order (window end, or the first held record's time), then by key bytes. Stream time is the largest record
-// timestamp the processor has seen since the task started (Kafka's observedStreamTime, not restored either).
+// order (window end, or the first held record's time), then by key bytes, each within the record context it was
+// buffered with (topic, partition, offset, timestamp, headers), as Kafka's emit sets it. Stream time is the
+// largest record timestamp the processor has seen since the task started (Kafka's observedStreamTime, not
+// restored either).
 //
 // Bounds (Kafka's Suppressed.BufferConfig): maxRecords (buffered keys) and maxBytes (the buffer's size
 // estimate, state/suppress-buffer.ts), checked after each record once the due entries left. Over a bound, an
@@ -18,10 +20,17 @@ import assert from 'node:assert/strict';
 import type { Named } from './dsl-options.js';
 import { StreamsError } from './errors.js';
 import { KTable } from './ktable.js';
-import { Change, type ProcessorContext, type ProcessorSupplier, Record } from './processor.js';
+import {
+  Change,
+  type InternalProcessorContext,
+  type ProcessorSupplier,
+  Record,
+  type RecordContext,
+  runWithinRecordContext,
+} from './processor.js';
 import type { Serde } from './serdes.js';
 import { StoreBuilder } from './state/stores.js';
-import type { EvictionHandler, SuppressBuffer } from './state/suppress-buffer.js';
+import type { BufferedContext, EvictionHandler, SuppressBuffer } from './state/suppress-buffer.js';
 import { type Windowed, WindowedSerdes } from './windows.js';
 
 /** What a bounded buffer does when a bound is passed (Kafka's BufferFullStrategy). */
@@ -234,6 +243,39 @@ function windowedKeySerde(
   return WindowedSerdes.timeWindowedSerdeFrom(inner, sizeMs) as Serde<unknown>;
 }
 
+/**
+ * The topic a buffered update keeps when it came with no record metadata (forwarded by a punctuator). Kafka keeps
+ * a null topic there, which its changelog cannot hold; no real topic is named "".
+ */
+const NO_TOPIC = '';
+
+/** What `put` keeps of the record being processed (Kafka's buffer keeps the processor's ProcessorRecordContext). */
+function bufferedContextOf(
+  ctx: InternalProcessorContext<unknown, Change<unknown>>,
+  r: Record<unknown, Change<unknown>>,
+): BufferedContext {
+  const meta = ctx.recordMetadata();
+  return {
+    timestamp: r.timestamp,
+    offset: meta?.offset ?? -1,
+    topic: meta?.topic ?? NO_TOPIC,
+    partition: meta?.partition ?? -1,
+    headers: [...r.headers],
+  };
+}
+
+/** The record context an evicted entry is emitted within: its own, kept or restored from the changelog. */
+function emittedContextOf(buffered: BufferedContext): RecordContext {
+  return {
+    metadata:
+      buffered.topic === NO_TOPIC
+        ? null
+        : { topic: buffered.topic, partition: buffered.partition, offset: buffered.offset },
+    timestampMs: buffered.timestamp,
+    headers: buffered.headers,
+  };
+}
+
 /** A bound as Kafka prints it (Long.MAX_VALUE when there is none). */
 function printedLimit(n: number): string {
   return n === NO_BOUND ? '9223372036854775807' : String(n);
@@ -255,30 +297,33 @@ function suppressSupplier(
   const dropTombstones = suppressed.mode === 'untilWindowCloses';
   const { maxRecords, maxBytes, bufferFullStrategy } = suppressed.bufferConfig;
   return () => {
-    let ctx: ProcessorContext<unknown, Change<unknown>>;
+    let ctx: InternalProcessorContext<unknown, Change<unknown>>;
     let buffer: SuppressBuffer;
     let observedStreamTimeMs = -1;
+    // Kafka's emit: the evicted entry's record context is the processor's while its update goes downstream, so
+    // recordMetadata() and a sink's TopicNameExtractor read the held update's source record, not the one that
+    // let it out; the processor's own context is set back after.
+    const emit: EvictionHandler = (key, newValue, priorValue, context) => {
+      if (newValue === null && dropTombstones) return;
+      ctx[runWithinRecordContext](emittedContextOf(context), () =>
+        ctx.forward(new Record(key, new Change(newValue, priorValue), context.timestamp, context.headers)),
+      );
+    };
     return {
       init(c) {
-        ctx = c;
+        ctx = c as InternalProcessorContext<unknown, Change<unknown>>;
+        assert.equal(
+          typeof ctx[runWithinRecordContext],
+          'function',
+          'suppress runs in a task context, which can set a record context',
+        );
         buffer = c.getStateStore<SuppressBuffer>(storeName);
       },
       process(r) {
         observedStreamTimeMs = Math.max(observedStreamTimeMs, r.timestamp);
         const timeMs =
           suppressed.mode === 'untilWindowCloses' ? (r.key as Windowed<unknown>).window.endMs : r.timestamp;
-        const meta = ctx.recordMetadata();
-        buffer.put(timeMs, r.key, r.value.newValue, r.value.oldValue, {
-          timestamp: r.timestamp,
-          offset: meta?.offset ?? -1,
-          topic: meta?.topic ?? '',
-          partition: meta?.partition ?? -1,
-          headers: [...r.headers],
-        });
-        const emit: EvictionHandler = (key, newValue, priorValue, context) => {
-          if (newValue === null && dropTombstones) return;
-          ctx.forward(new Record(key, new Change(newValue, priorValue), context.timestamp, context.headers));
-        };
+        buffer.put(timeMs, r.key, r.value.newValue, r.value.oldValue, bufferedContextOf(ctx, r));
         buffer.evictUpTo(observedStreamTimeMs - waitMs, emit);
         const overCapacity = () => buffer.numRecords() > maxRecords || buffer.bufferSize() > maxBytes;
         if (!overCapacity()) return;

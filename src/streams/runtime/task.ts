@@ -14,11 +14,13 @@ import { resolveSerde } from '../kgrouped-table.js';
 import {
   type Cancellable,
   type Header,
+  type InternalProcessorContext,
   type Processor,
-  type ProcessorContext,
   type PunctuationType,
   Record,
+  type RecordContext,
   type RecordMetadata,
+  runWithinRecordContext,
 } from '../processor.js';
 import { type Serde, SerializationError } from '../serdes.js';
 
@@ -52,10 +54,7 @@ export interface RawRecord {
 const NO_HEADERS: readonly Header[] = Object.freeze([]);
 
 /** What a cached write keeps of the task's context (see Task.cacheRecordContext). */
-interface TaskRecordContext extends CapturedRecordContext {
-  place: { topic: string; partition: number; offset: number } | null;
-  timestampMs: number;
-}
+interface TaskRecordContext extends CapturedRecordContext, RecordContext {}
 
 export interface RecordCollector {
   /** `topic` is the real topic name; `partition` undefined lets the producer's murmur2 on the key choose. */
@@ -146,8 +145,11 @@ export class Task {
     }
   >();
   private streamTimeMs = -1;
-  /** The input record being processed (its place in the input; what recordMetadata() reports). */
-  private current: { topic: string; partition: number; offset: number } | null = null;
+  /**
+   * Where the record being processed came from, its topic by its real name (what recordMetadata() reports and a
+   * TopicNameExtractor reads); null between records and in punctuations. Never mutated: contexts share it.
+   */
+  private current: Readonly<RecordMetadata> | null = null;
   /**
    * A cached write's record context (Kafka's LRUCacheEntry context): the input record's place, and the timestamp
    * and headers of the record the writing processor is processing; set again while the entry is flushed.
@@ -155,31 +157,13 @@ export class Task {
   private readonly cacheRecordContext: CacheRecordContext = {
     // Only the record's place is kept (not its key and value bytes), for as long as the entry is cached.
     capture: (): TaskRecordContext => ({
-      place:
-        this.current === null
-          ? null
-          : { topic: this.current.topic, partition: this.current.partition, offset: this.current.offset },
+      metadata: this.current,
       timestampMs: this.currentTimestampMs,
       headers: this.currentHeaders,
     }),
     within: (captured, write) => {
-      assert.ok('place' in captured, 'a cached entry holds the context its task captured');
-      const context = captured as TaskRecordContext;
-      const previous = {
-        place: this.current,
-        timestampMs: this.currentTimestampMs,
-        headers: this.currentHeaders,
-      };
-      this.current = context.place;
-      this.currentTimestampMs = context.timestampMs;
-      this.currentHeaders = context.headers;
-      try {
-        write();
-      } finally {
-        this.current = previous.place;
-        this.currentTimestampMs = previous.timestampMs;
-        this.currentHeaders = previous.headers;
-      }
+      assert.ok('metadata' in captured, 'a cached entry holds the context its task captured');
+      this.runWithin(captured as TaskRecordContext, write);
     },
   };
   /** The timestamp and headers of the record the current processor is processing (Kafka's context's). */
@@ -341,7 +325,7 @@ export class Task {
       );
       return;
     }
-    this.current = raw;
+    this.current = { topic, partition: raw.partition, offset: raw.offset };
     this.currentTimestampMs = timestamp;
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     const node = this.nodes.get(source.name)!;
@@ -411,7 +395,29 @@ export class Task {
     this.currentHeaders = previousHeaders;
   }
 
-  private contextFor(node: NodeInstance): ProcessorContext<unknown, unknown> {
+  /**
+   * Runs `run` with `context` as the task's record context, then sets back the one before, even if `run` throws
+   * (Kafka's setRecordContext before and after: a cache flush, a suppression's emit).
+   */
+  private runWithin(context: RecordContext, run: () => void): void {
+    const previous: RecordContext = {
+      metadata: this.current,
+      timestampMs: this.currentTimestampMs,
+      headers: this.currentHeaders,
+    };
+    this.current = context.metadata;
+    this.currentTimestampMs = context.timestampMs;
+    this.currentHeaders = context.headers;
+    try {
+      run();
+    } finally {
+      this.current = previous.metadata;
+      this.currentTimestampMs = previous.timestampMs;
+      this.currentHeaders = previous.headers;
+    }
+  }
+
+  private contextFor(node: NodeInstance): InternalProcessorContext<unknown, unknown> {
     const task = this;
     return {
       applicationId: this.env.applicationId,
@@ -423,10 +429,9 @@ export class Task {
       },
       recordMetadata(): RecordMetadata | null {
         const c = task.current;
-        return c === null
-          ? null
-          : { topic: task.env.realTopic(c.topic), partition: c.partition, offset: c.offset };
+        return c === null ? null : { topic: c.topic, partition: c.partition, offset: c.offset };
       },
+      [runWithinRecordContext]: (context, run) => task.runWithin(context, run),
       currentStreamTimeMs: () => task.streamTimeMs,
       currentSystemTimeMs: () => task.env.wallClockMs(),
       appConfigs: () => task.env.appConfigs ?? {},
@@ -466,7 +471,7 @@ export class Task {
           typeof node.topic === 'string'
             ? node.topic
             : node.topic(record.key, record.value, {
-                topic: task.current === null ? null : env.realTopic(task.current.topic),
+                topic: task.current?.topic ?? null,
                 partition: task.current?.partition ?? -1,
                 offset: task.current?.offset ?? -1,
               });
