@@ -2,7 +2,8 @@
 // sets the evicted entry's ProcessorRecordContext before it forwards: downstream, recordMetadata() and a sink's
 // TopicNameExtractor see the topic, partition and offset of the record that last updated the held key (and the
 // record carries its timestamp and headers), not those of the record whose stream time let it out. For a record
-// read from a repartition topic the topic is the real one, `<application.id>-...-repartition`.
+// read from a repartition topic the topic is the real one, `<application.id>-...-repartition`; for an update
+// restored from the buffer's changelog by another instance, the context the changelog kept.
 // Before the fix, the emitted update was routed by, and reported, the record that advanced stream time.
 
 import assert from 'node:assert/strict';
@@ -22,7 +23,7 @@ import {
   Suppressed,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
-import { useStreamsBroker } from './streams-helpers.js';
+import { changelogEnd, leavingGroup, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -35,8 +36,9 @@ const broker = useStreamsBroker(
     'src-left-out': 1,
     'src-right-out': 1,
     'src-votes': 1,
+    'src-restore-in': 1,
   },
-  2,
+  4,
 );
 
 /** What a processor after suppress saw: the record and its context's metadata. */
@@ -171,6 +173,57 @@ describe('suppress() emits within the buffered record context', () => {
       ]);
     } finally {
       await admin.close();
+      await producer.close();
+      await streams.close();
+    }
+  });
+
+  it('an update restored from the changelog is emitted with the record context the changelog kept', async () => {
+    const app = 'src-restore-app';
+    const seen: Seen[] = [];
+    const topology = () => {
+      const builder = new StreamsBuilder();
+      builder
+        .stream('src-restore-in', Consumed.with(S, S))
+        .groupByKey()
+        .count(Materialized.with(S, L))
+        .suppress(Suppressed.untilTimeLimit(TIME_LIMIT_MS).withName('held'))
+        .toStream()
+        .process(metadataRecorder(seen));
+      return builder.build();
+    };
+    const producer = new Producer({ bootstrapServers: broker.bootstrap });
+    const send = (key: string, timestamp: number) =>
+      producer.send({ topic: 'src-restore-in', key: Buffer.from(key), value: Buffer.from('v'), timestamp });
+    let streams = new KafkaStreams(topology(), streamsConfig(app, broker.dirs[2]!));
+    try {
+      // The first instance holds a (updated at offsets 0 and 1) and logs it when it closes (a final commit).
+      await streams.start();
+      await send('a', 0);
+      await send('a', 10);
+      await waitUntil(
+        () => streams.processedRecords() >= 2,
+        30_000,
+        () => `processed ${streams.processedRecords()}`,
+      );
+      // Leaving the group hands the task to the next instance at once.
+      await streams.close(leavingGroup());
+      assert.deepEqual(seen, []);
+      assert.ok((await changelogEnd(broker.bootstrap, `${app}-held-store-changelog`, 0)) >= 1);
+      // A second instance, with its own state directory, restores a from the changelog; b lets it out.
+      streams = new KafkaStreams(topology(), streamsConfig(app, broker.dirs[3]!));
+      await streams.start();
+      await send('b', 5000);
+      await waitUntil(
+        () => seen.length >= 1,
+        30_000,
+        () => `nothing emitted; restored ${streams.restoredRecords()}, state ${streams.state()}`,
+      );
+      assert.ok(streams.restoredRecords() >= 1, `restored ${streams.restoredRecords()}`);
+      assert.deepEqual(seen, [
+        { key: 'a', timestampMs: 10, metadata: { topic: 'src-restore-in', partition: 0, offset: 1 } },
+      ]);
+    } finally {
       await producer.close();
       await streams.close();
     }
