@@ -19,7 +19,7 @@
 import assert from 'node:assert/strict';
 import type { Named } from './dsl-options.js';
 import { StreamsError } from './errors.js';
-import { KTable } from './ktable.js';
+import { KTable, type ValueGetterSupplier } from './ktable.js';
 import {
   Change,
   type InternalProcessorContext,
@@ -29,7 +29,7 @@ import {
   runWithinRecordContext,
 } from './processor.js';
 import type { Serde } from './serdes.js';
-import { StoreBuilder } from './state/stores.js';
+import { StoreBuilder, type ValueAndTimestamp } from './state/stores.js';
 import type { BufferedContext, EvictionHandler, SuppressBuffer } from './state/suppress-buffer.js';
 import { type Windowed, WindowedSerdes } from './windows.js';
 
@@ -226,7 +226,32 @@ export function suppressTable<K, V>(
   table.oldValues.enable(true);
   b.topology.addProcessor(name, suppressSupplier(name, storeName, suppressed, windows), table.nodeName);
   b.topology.addStateStore(store, name);
-  return new KTable<K, V>(b, name, table.keySerde, table.valueSerde, null, windows);
+  return new KTable<K, V>(b, name, table.keySerde, table.valueSerde, null, windows, () =>
+    suppressedGetter(table.valueGetter, storeName),
+  );
+}
+
+/**
+ * How processors below (a join) read a suppressed table (Kafka's KTableSuppressProcessorSupplier.view): a buffered
+ * key reads as its value before the held updates, which downstream has not seen replaced yet; any other key as
+ * the parent table. Null when the parent cannot be read.
+ */
+function suppressedGetter<K, V>(
+  parent: ValueGetterSupplier<K, V> | null,
+  storeName: string,
+): ValueGetterSupplier<K, V> | null {
+  if (parent === null) return null;
+  return {
+    stores: [storeName, ...parent.stores],
+    init(context) {
+      const buffer = context.getStateStore<SuppressBuffer>(storeName);
+      const get = parent.init(context);
+      return (key) => {
+        const held = buffer.priorValueForBuffered(key);
+        return held.buffered ? (held.prior as ValueAndTimestamp<V> | null) : get(key);
+      };
+    },
+  };
 }
 
 /** The serde of a windowed table's keys made from the default key serde (Kafka's bytes for each kind). */

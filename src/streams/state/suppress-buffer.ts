@@ -31,7 +31,7 @@ import assert from 'node:assert/strict';
 import type { Header } from '../processor.js';
 import type { Serde } from '../serdes.js';
 import type { BytesEntry, BytesKeyValueStore } from './bytes-store.js';
-import type { StateStore } from './stores.js';
+import type { StateStore, ValueAndTimestamp } from './stores.js';
 
 /** The changelog value format this buffer writes (Kafka's suppress changelog version 3). */
 export const SUPPRESS_CHANGELOG_HEADERS: readonly Header[] = [{ key: 'v', value: Buffer.from([3]) }];
@@ -42,6 +42,8 @@ const V2 = Buffer.from([2]);
 const V3 = Buffer.from([3]);
 
 const NULL_LENGTH = -1;
+/** The timestamp of a value whose time is not known (Kafka's RecordQueue.UNKNOWN). */
+const UNKNOWN_TIMESTAMP = -1;
 const OLD_IS_PRIOR = -2;
 
 /** Where a buffered update came from: its record's metadata (Kafka's ProcessorRecordContext). */
@@ -338,6 +340,20 @@ export class SuppressBuffer implements StateStore {
 
   private serializeValue(value: unknown): Buffer | null {
     return value === null || value === undefined ? null : this.valueSerde.serialize(this.serdeTopic, value);
+  }
+
+  /**
+   * The suppressed view of a key (Kafka's priorValueForBuffered): while the key is buffered, the value it had
+   * before its first held update, which is what downstream has seen; its timestamp is unknown (-1), as Kafka's.
+   */
+  priorValueForBuffered(
+    key: unknown,
+  ): { buffered: false } | { buffered: true; prior: ValueAndTimestamp<unknown> | null } {
+    const e = this.index.get(this.serializeKey(key).toString('latin1'));
+    if (e === undefined) return { buffered: false };
+    if (e.prior === null) return { buffered: true, prior: null };
+    const value = this.valueSerde.deserialize(this.serdeTopic, e.prior);
+    return { buffered: true, prior: value === null ? null : { value, timestamp: UNKNOWN_TIMESTAMP } };
   }
 
   /** Buffers an update of `key` (Kafka's put): the first one fixes the buffer time and the prior value. */
