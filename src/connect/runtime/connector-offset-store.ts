@@ -3,8 +3,8 @@
 // the connector's offsets were before it had a topic of its own); writes go to the connector's topic first, then
 // to the global one, so tools that read only the global topic still see them (tombstones to the global one first:
 // see writeWith). That copy is not awaited and its failure is a warning: the write is done once the connector's topic
-// holds it. With exactly-once, the write to the connector's topic is part of the task's transaction and only
-// the global copy goes through write(); an offsets change writes it in a transaction of its own (writeWith).
+// holds it. With exactly-once, the write to the connector's topic is a transaction (writeWith): a task's commit
+// (ExactlyOnceWorkerSourceTask), or, for an offsets change, a transaction of its own.
 // Without a secondary (the connector's topic is the worker's, Kafka's withOnlyConnectorStore) the primary is the
 // only one.
 
@@ -56,8 +56,8 @@ export class ConnectorOffsetStore implements OffsetStore {
   }
 
   /**
-   * Writes through `writePrimary` for the primary store (an exactly-once offsets change writes it in a
-   * transaction), in Kafka's ConnectorOffsetBackingStore.set order: with a secondary, its tombstones first, so a
+   * Writes through `writePrimary` for the primary store (an exactly-once task's commit or offsets change writes
+   * it in a transaction), in Kafka's ConnectorOffsetBackingStore.set order: with a secondary, its tombstones first, so a
    * partition reset in the primary cannot fall back to an offset the secondary still holds (a failure there
    * writes nothing), then every entry to the primary, then the other entries to the secondary. That last copy
    * is started, not awaited, and a failure of it only logged (Kafka's setPrimaryThenSecondary completes the write

@@ -21,6 +21,7 @@ import type { SourceRecord } from '../api/records.js';
 import { stringifyJson } from '../converters/json-text.js';
 import { ConnectException } from '../errors.js';
 import { TASK_PRODUCER_DEFAULTS } from './client-configs.js';
+import type { ConnectorOffsetStore } from './connector-offset-store.js';
 import { CONNECT_LOGGERS } from './loggers.js';
 import { type OffsetStore, offsetKey } from './offset-store.js';
 import {
@@ -39,8 +40,13 @@ export interface ExactlyOnceOptions {
   intervalMs: number;
   /** The topic the offsets are written to inside the transaction (the connector's own, else the worker's). */
   offsetsTopic: string;
-  /** The worker's global store when offsetsTopic is the connector's own: a copy is written there after commit. */
-  globalCopy: OffsetStore | null;
+  /**
+   * The connector's offsets store when offsetsTopic is a topic of the connector's own (Kafka's
+   * ConnectorOffsetBackingStore): its writeWith() puts the transaction's offsets in the order Kafka's set() does
+   * with the worker's global store (tombstones there first, the other offsets copied there after, not awaited).
+   * Null when the worker's store is the only one.
+   */
+  connectorStore: ConnectorOffsetStore | null;
   /**
    * Run before the producer is initialized and again after (Kafka's pre- and post-producer checks): the herder
    * verifies that the task is still assigned here and its task generation still current, and throws if not, so a
@@ -179,7 +185,16 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     super.sendFailed(err);
   }
 
-  /** Writes the offsets into the transaction and commits it; then the global copy and the task's commit(). */
+  /**
+   * Writes the offsets into the transaction and commits it (Kafka's ExactlyOnceWorkerSourceTask.commitTransaction),
+   * then the task's commitRecord() and commit(). With a global store beside the connector's own topic, the order is
+   * Kafka's ConnectorOffsetBackingStore.set: tombstones to the global store first and awaited (a failure there fails
+   * the commit before anything commits: the task fails and its transaction is aborted, as Kafka's flush error does),
+   * then the transaction, then the other offsets copied to the global store without waiting for it, a failure there
+   * only a warning. Kafka starts that copy once the broker acknowledges the offsets inside the transaction; Brook
+   * starts it once the transaction has committed, so the global store never holds the offsets of an aborted one
+   * (a fallback a later task could resume from, skipping records).
+   */
   private async commit(): Promise<void> {
     this.nextTransactionMs = Date.now() + this.eos.intervalMs;
     const producer = this.producer;
@@ -188,28 +203,24 @@ export class ExactlyOnceWorkerSourceTask extends WorkerSourceTask {
     this.pendingOffsets.clear();
     if (!this.inTransaction && snapshot.length === 0) return;
     this.begin();
-    if (snapshot.length > 0) {
-      const out: ProducerRecord[] = snapshot.map((e) => ({
-        topic: this.eos.offsetsTopic,
-        key: Buffer.from(offsetKey(this.d.id.connector, e.partition), 'utf8'),
-        value: e.offset === null ? null : Buffer.from(stringifyJson(e.offset), 'utf8'),
-      }));
-      producer.sendBatch(out).catch((err: Error) => this.sendFailed(err));
-    }
-    await producer.commitTransaction();
-    this.inTransaction = false;
-    if (this.sendError !== null) throw this.sendError;
+    const commitWith = async (entries: typeof snapshot): Promise<void> => {
+      if (entries.length > 0) {
+        const out: ProducerRecord[] = entries.map((e) => ({
+          topic: this.eos.offsetsTopic,
+          key: Buffer.from(offsetKey(this.d.id.connector, e.partition), 'utf8'),
+          value: e.offset === null ? null : Buffer.from(stringifyJson(e.offset), 'utf8'),
+        }));
+        producer.sendBatch(out).catch((err: Error) => this.sendFailed(err));
+      }
+      await producer.commitTransaction();
+      this.inTransaction = false;
+      if (this.sendError !== null) throw this.sendError;
+    };
+    const store = this.eos.connectorStore;
+    if (store === null) await commitWith(snapshot);
+    else await store.writeWith(this.d.id.connector, snapshot, commitWith);
     // Every record of the transaction was acknowledged before the commit returned (it flushes first).
     const committed = this.committable.splice(0);
-    if (this.eos.globalCopy !== null && snapshot.length > 0) {
-      await this.eos.globalCopy
-        .write(this.d.id.connector, snapshot)
-        .catch((err) =>
-          this.log.warn(
-            `Task ${this.d.id.connector}-${this.d.id.task} could not copy offsets to the global offsets topic: ${(err as Error).message}`,
-          ),
-        );
-    }
     // Now that read_committed consumers see them (Kafka logs a failing commitRecord and goes on, as here).
     for (const c of committed) {
       try {

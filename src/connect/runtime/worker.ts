@@ -185,11 +185,17 @@ export class Worker {
     if (!this.exactlyOnceSourceEnabled()) return new WorkerSourceTask(deps, taskInstance, offsets);
     const p = this.o.config.parsed;
     const own = this.ownOffsetsTopic(connectorConfig);
+    // The global copy goes through the connector's store (sourceOffsetStore gave it the worker's store as fallback).
+    assert(
+      own?.withWorkerStore !== true ||
+        (offsets instanceof ConnectorOffsetStore && offsets.secondary === this.o.offsets),
+      "an exactly-once task beside the worker's offsets topic has the worker's store as its secondary",
+    );
     return new ExactlyOnceWorkerSourceTask(deps, taskInstance, offsets, {
       transactionalId: taskTransactionalId(p['group.id'] as string, deps.id.connector, deps.id.task),
       ...transactionBoundary(connectorConfig, deps.offsetFlushIntervalMs),
       offsetsTopic: own?.topic ?? (p['offset.storage.topic'] as string),
-      globalCopy: own?.withWorkerStore === true ? this.o.offsets : null,
+      connectorStore: offsets instanceof ConnectorOffsetStore ? offsets : null,
       ...producerChecks,
     });
   }
