@@ -2,7 +2,9 @@
 // its transactions and copies them to the worker's global offsets topic afterwards. As Kafka's
 // ConnectorOffsetBackingStore.setPrimaryThenSecondary, that copy is started and not waited for: a global topic
 // that stalls or refuses holds neither the commit nor the next transaction, and a refusal is logged as Kafka logs it
-// ("Failed to write offsets to secondary backing store"). The global topic fails on the wire:
+// ("Failed to write offsets to secondary backing store"). Tombstones go the other way (Kafka's
+// ChainedOffsetWriteFuture): to the global topic first, and a refusal there fails the commit, so neither the
+// transaction's records nor its offsets commit. The global topic fails on the wire:
 //   stalls   created with min.insync.replicas=2 on replicas [0, 1] with broker 1 stopped, so every acks=all write
 //            to it is answered NOT_ENOUGH_REPLICAS and retried until the producer's delivery.timeout.ms (120 s);
 //   refuses  created by the worker with a small max.message.bytes (offset.storage.max.message.bytes), so every
@@ -15,7 +17,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Admin, Consumer } from '../../src/client/index.js';
-import { startDistributed } from '../../src/connect/runtime/distributed/distributed.js';
+import {
+  type DistributedWorker,
+  startDistributed,
+} from '../../src/connect/runtime/distributed/distributed.js';
 import { distributedWorkerProps, pluginDirWith, rest } from '../helpers/connect-worker.js';
 import { type ShortIsrCluster, startShortIsrCluster } from '../helpers/short-isr-cluster.js';
 import { eventually } from '../helpers/wait.js';
@@ -36,7 +41,7 @@ before(async () => {
   const admin = new Admin({ bootstrapServers: cluster.bootstrap });
   try {
     const made = await admin.createTopics(
-      ['stall-own-offsets', 'refuse-own-offsets'].map((topic) => ({
+      ['stall-own-offsets', 'refuse-own-offsets', 'tomb-own-offsets'].map((topic) => ({
         topic,
         numPartitions: 1,
         replicationFactor: 1,
@@ -45,7 +50,7 @@ before(async () => {
     );
     assert.deepEqual(
       made.map((m) => m.error),
-      [null, null],
+      [null, null, null],
     );
   } finally {
     await admin.close();
@@ -82,14 +87,15 @@ async function readAll(
 
 /**
  * Runs a worker of its own group (`prefix`) with exactly-once source support and a counting source connector whose
- * offsets topic is `<prefix>-own-offsets`; resolves once the connector's RECORDS records are committed (read
- * within `withinMs`, far less than the 120 s a stalled copy takes to fail) and its last offset is in its own topic.
+ * offsets topic is `<prefix>-own-offsets` (`connector` adds to its config), then `check`; the worker is stopped
+ * whatever happens. Resolves with the worker's log lines.
  */
-async function runConnector(
+async function withConnector(
   prefix: string,
   name: string,
   workerOverrides: Record<string, string>,
-  withinMs: number,
+  connector: Record<string, string>,
+  check: (worker: DistributedWorker) => Promise<void>,
 ): Promise<string[]> {
   const lines: string[] = [];
   const worker = await startDistributed(
@@ -112,9 +118,28 @@ async function runConnector(
         'poll.delay.ms': '100',
         'exactly.once.support': 'required',
         'offsets.storage.topic': `${prefix}-own-offsets`,
+        ...connector,
       },
     });
     assert.equal(created.status, 201, JSON.stringify(created.body));
+    await check(worker);
+    return lines;
+  } finally {
+    await worker.stop();
+  }
+}
+
+/**
+ * Runs the connector until its RECORDS records are committed (read within `withinMs`, far less than the 120 s a
+ * stalled copy takes to fail) and its last offset is in its own topic; resolves with the worker's log lines.
+ */
+function runConnector(
+  prefix: string,
+  name: string,
+  workerOverrides: Record<string, string>,
+  withinMs: number,
+): Promise<string[]> {
+  return withConnector(prefix, name, workerOverrides, {}, async () => {
     const started = Date.now();
     await eventually(
       async () => (await readAll(`${prefix}-out`)).length >= RECORDS,
@@ -132,10 +157,7 @@ async function runConnector(
       value: JSON.stringify({ n: RECORDS - 1 }),
     });
     assert.ok(Date.now() - started < withinMs, `took ${Date.now() - started} ms`);
-    return lines;
-  } finally {
-    await worker.stop();
-  }
+  });
 }
 
 test('an exactly-once task commits on while its copy to a stalled global offsets topic waits', async () => {
@@ -158,5 +180,37 @@ test("an exactly-once task commits on when the global offsets topic refuses the 
         l.includes('Failed to write offsets to secondary backing store'),
     ),
     lines.filter((l) => l.includes(' WARN ')).join('\n'),
+  );
+});
+
+test('a tombstone the global offsets topic refuses fails the exactly-once commit before anything of it commits', async () => {
+  const name = `tombstoned-${'x'.repeat(60)}`;
+  await withConnector(
+    'tomb',
+    name,
+    { 'offset.storage.max.message.bytes': '128' },
+    // The poll of 15..17 also removes the offset of another partition: as Kafka's ChainedOffsetWriteFuture, the
+    // tombstone goes to the global store first, and its refusal fails the flush, so that transaction never commits.
+    { 'tombstone.at': '15' },
+    async (worker) => {
+      await eventually(
+        async () => {
+          const r = await rest(worker.restUrl, 'GET', `/connectors/${name}/status`);
+          return (r.body as { tasks?: { state: string }[] }).tasks?.[0]?.state === 'FAILED';
+        },
+        40_000,
+        'the task failed',
+      );
+      const values = (await readAll('tomb-out')).map((r) => r.value);
+      assert.deepEqual(
+        values,
+        [...Array(15).keys()].map((n) => `0-${n}`),
+      );
+      const own = await readAll('tomb-own-offsets');
+      assert.deepEqual(own.at(-1), {
+        key: JSON.stringify([name, { task: 0 }]),
+        value: JSON.stringify({ n: 14 }),
+      });
+    },
   );
 });

@@ -3,7 +3,8 @@
 // {"task": t} and offset {"n": n}, resuming after the stored offset; `records.max` ends the stream, `poll.delay.ms`
 // paces it. With `transaction.boundary=connector` it draws its own lines: a poll of three `<task>-<n>` records
 // asks for a commit, the next poll of two `drop-<task>-<k>` records for an abort, and so on, so a read_committed
-// consumer must see every `<task>-<n>` and no `drop-` record.
+// consumer must see every `<task>-<n>` and no `drop-` record. `tombstone.at` adds, to the poll of that n, a
+// record `tombstone-<task>` removing the offset of partition {"task": t, "old": true} (a null offset).
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Consumer } from '../../src/client/index.js';
@@ -54,6 +55,13 @@ function def(): ConfigDef {
       documentation: 'The cluster the commitRecord() check reads from',
     })
     .define({
+      name: 'tombstone.at',
+      type: 'INT',
+      defaultValue: -1,
+      importance: 'LOW',
+      documentation: 'The n whose poll also removes the offset of the partition {"task": t, "old": true}',
+    })
+    .define({
       name: 'poll.delay.ms',
       type: 'INT',
       defaultValue: 20,
@@ -95,6 +103,7 @@ export class CountingSourceTask extends SourceTask {
   private next = 0;
   private max = 0;
   private delayMs = 0;
+  private tombstoneAt = -1;
   private connectorBoundaries = false;
   private polls = 0;
   /** The read_committed consumer of the commitRecord() check, when it is on. */
@@ -112,6 +121,7 @@ export class CountingSourceTask extends SourceTask {
     this.task = Number(props['task.id']);
     this.max = Number(props['records.max'] ?? 1_000_000);
     this.delayMs = Number(props['poll.delay.ms'] ?? 20);
+    this.tombstoneAt = Number(props['tombstone.at'] ?? -1);
     this.connectorBoundaries = props['transaction.boundary'] === 'connector';
     const stored = this.context.offsetStorageReader().offset({ task: this.task });
     this.next = stored === null ? 0 : Number(stored.n) + 1;
@@ -128,8 +138,18 @@ export class CountingSourceTask extends SourceTask {
       return [0, 1].map((i) => this.record(`drop-${this.task}-${poll}-${i}`, this.next - 1));
     }
     const out: SourceRecord[] = [];
+    const first = this.next;
     for (let i = 0; i < 3 && this.next < this.max; i++, this.next++)
       out.push(this.record(`${this.task}-${this.next}`, this.next));
+    if (this.tombstoneAt >= first && this.tombstoneAt < this.next)
+      out.push(
+        new SourceRecord({
+          sourcePartition: { task: this.task, old: true },
+          sourceOffset: null,
+          topic: this.topic,
+          value: `tombstone-${this.task}`,
+        }),
+      );
     if (txn !== null) txn.commitTransaction();
     return out;
   }
