@@ -421,6 +421,15 @@ export class IndexFile {
   }
 
   /**
+   * Gives back the descriptor and writes nothing, not even the entries waiting in memory: the file stays as a
+   * kill -9 would leave it (recovery rebuilds the index of a segment it replays). Idempotent, like close.
+   */
+  abandon(): void {
+    this.dropFd();
+    this.closed = true;
+  }
+
+  /**
    * A descriptor for this event-loop turn, closed by a setImmediate. Indexes are touched in bursts (a lookup,
    * a group of entries written every PENDING_ENTRIES_MAX appends, a roll), so holding a descriptor between
    * them would only cost one per index per partition: with this, a partition holds one descriptor per

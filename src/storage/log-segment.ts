@@ -1138,12 +1138,16 @@ export class LogSegment {
     this.txnIndex.close();
   }
 
-  /** Closes the descriptors and writes nothing, leaving the files as a crash would (tests, simulation). */
+  /**
+   * Closes the descriptors and writes nothing, leaving the files as a crash would (tests, simulation): index
+   * entries still in memory are dropped, not written as close() writes them.
+   */
   abandon(): void {
     if (this.ioInFlight > 0) this.closeWhenIdle = true;
     else this.closeFd();
-    this.offsetIndex.file.close();
-    this.timeIndex.file.close();
+    this.offsetIndex.file.abandon();
+    this.timeIndex.file.abandon();
+    // The transaction index holds nothing in memory (each entry is written when appended) and no descriptor.
     this.txnIndex.close();
   }
 

@@ -463,3 +463,34 @@ test('reads and the high watermark take offsets, never a plain number or an epoc
   const r = h.log.read(h.log.logStartOffset, 1 << 20, h.log.highWatermark);
   assert.equal(r.errorCode, StorageErrorCode.None);
 });
+
+test('an abandoned log writes nothing: index entries still in memory stay out of the files, as after kill -9', async (t) => {
+  const h = openHarness(t, { segmentIndexBytes: 4096, indexIntervalBytes: 1 });
+  for (let i = 0; i < 10; i++) h.append({ values: [Buffer.alloc(40, i)] });
+  const files = ['00000000000000000000.index', '00000000000000000000.timeindex'];
+  const before = files.map((f) => readFileSync(join(h.dir, f)));
+  // Entries are written to the file in groups: ten appends leave theirs in memory only.
+  assert.ok(
+    before.every((bytes) => bytes.every((b) => b === 0)),
+    'no index entry written yet',
+  );
+  await h.log.abandon();
+  await new Promise((resolve) => setImmediate(resolve));
+  for (const [i, f] of files.entries()) {
+    assert.deepEqual(readFileSync(join(h.dir, f)), before[i], `${f} changed by abandon`);
+  }
+  // The next start recovers the log from its .log, rebuilding what the indexes lost.
+  h.log = Log.open({
+    dir: h.dir,
+    topicPartition: { topic: 't', partition: 0 },
+    config: h.config,
+    clock: h.clock,
+    hadCleanShutdown: false,
+    recoveryPoint: 0,
+  });
+  assert.equal(h.log.logEndOffset, 10);
+  assert.equal(readAll(h).length, 10);
+  for (let offset = 0; offset < 10; offset++) {
+    assert.equal(h.log.read(toOffset(offset), 1).errorCode, StorageErrorCode.None);
+  }
+});
