@@ -4,8 +4,8 @@
 //      offset, the base of the first segment that is active, not wholly below the last stable offset (so below
 //      the high watermark and every open transaction), or younger than min.compaction.lag.ms.
 //   2. Offset map: the dirty section's keys and the offsets of their latest records (aborted transactional data
-//      and markers left out). When the map fills, the pass covers the dirty section only up to the last whole
-//      batch in the map: the next pass goes on from there.
+//      and markers left out). When the map fills, the pass covers the dirty section up to the last record in the
+//      map, even inside a batch, as Kafka's offsetMap.latestOffset: the next pass goes on from there.
 //   3. Clean: every segment from the start of the log up to that end, in groups whose total size fits
 //      segment.bytes and segment.index.bytes (so small cleaned segments merge), is rewritten through
 //      filterBatch into a `.cleaned` segment, and each group is swapped into the log as soon as it is written
@@ -148,7 +148,8 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
     log.collectAbortedTxns(range.firstDirtyOffset, range.firstUncleanableOffset),
   );
   // A copy: retention or truncation may change the log's list while this pass awaits its reads.
-  for (const segment of [...log.segmentList()]) {
+  const mapped = [...log.segmentList()];
+  for (const [i, segment] of mapped.entries()) {
     if (full || segment.baseOffset >= range.firstUncleanableOffset) break;
     if (segment.nextOffset <= range.firstDirtyOffset) continue;
     if (segment.isDeleted || log.isClosed) return null;
@@ -172,19 +173,26 @@ export async function cleanLog(log: Log, options: CleanOptions): Promise<CleanRe
             full = true;
             break;
           }
+          // As Kafka's map.put, the latest offset follows every record mapped: a pass that fills the map inside a
+          // batch covers that batch up to its last mapped record, and the rest of the batch is kept as it is.
           map.put(record.key, record.offset);
+          map.latestOffset = record.offset;
         }
       }
       if (full) break;
       map.latestOffset = Math.max(map.latestOffset, lastOffset);
       await slice();
     }
+    if (full) break;
+    // A segment read whole covers the offsets up to the next one (Kafka's nextSegmentStartOffset - 1), so an
+    // offset gap at its end (a follower's copy of a compacted leader) is not left dirty for the next pass.
+    const nextBase = Math.min(mapped[i + 1]?.baseOffset ?? Infinity, range.firstUncleanableOffset);
+    map.latestOffset = Math.max(map.latestOffset, nextBase - 1);
   }
   if (!full) map.latestOffset = Math.max(map.latestOffset, range.firstUncleanableOffset - 1);
   const endOffset = map.latestOffset + 1;
-  if (full && endOffset <= range.firstDirtyOffset) {
-    throw new Error(`log.cleaner.dedupe.buffer.size is too small for one batch of ${log.dir}`);
-  }
+  // The map takes at least one key before it is full (see OffsetMap), so every pass makes progress.
+  assert(!full || endOffset > range.firstDirtyOffset, 'a full offset map covers at least one record');
   if (log.truncationCount !== truncations) return null;
 
   // Step 3: clean and swap, group by group.

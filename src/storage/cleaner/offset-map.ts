@@ -6,7 +6,7 @@
 // table starts small and doubles (rehashing the stored digests) up to `memoryBytes`
 // (log.cleaner.dedupe.buffer.size), so a small dirty section never touches the whole budget. Once it cannot
 // grow and holds `loadFactor` of its slots it is full: the cleaner stops adding keys and cleans only up to
-// `latestOffset`, the last offset whose batch went in whole.
+// `latestOffset`, the last offset the map covers (its last record, or the end of the last batch or segment read).
 //
 // Owned by one cleaning at a time; synchronous.
 
@@ -24,7 +24,7 @@ export class OffsetMap {
   private slotCount: number;
   private readonly maxSlots: number;
   private entries = 0;
-  /** The last offset of the last batch that went into the map whole; -1 when none did. */
+  /** The last offset the map covers (Kafka's latestOffset): set by the cleaner as it reads; -1 when none. */
   latestOffset = -1;
 
   constructor(

@@ -6,6 +6,7 @@ import { utimesSync } from 'node:fs';
 import { test } from 'node:test';
 import { toOffset, toProducerId } from '../../../src/common/ids.js';
 import { CompressionType } from '../../../src/protocol/compression/compression-type.js';
+import { buildBatch } from '../../../src/protocol/records/batch-builder.js';
 import { batchHeader } from '../../../src/protocol/records/batch-header.js';
 import { StorageErrorCode } from '../../../src/storage/error-codes.js';
 import { LOG_SUFFIX, segmentFilePath } from '../../../src/storage/file-names.js';
@@ -371,4 +372,55 @@ test('after a pass that empties whole segments, readAsync finds the first kept b
     assert.deepEqual(async, sync, `offset ${offset}`);
     assert.equal(h.log.readableBytes(toOffset(offset), 1 << 20, h.log.highWatermark), sync.records.length);
   }
+});
+
+/** A log dedupe buffer of `slots` slots (24 bytes each): it fills at floor(0.9 * slots) keys, as Kafka's map. */
+const dedupeBytes = (slots: number): number => slots * 24;
+
+test('a map that fills inside a batch ends the pass after its last mapped record, as Kafka offsetMap.latestOffset', async (t) => {
+  const h = new CompactionHarness(t);
+  const keys = (prefix: string, from: number, to: number): KV[] =>
+    Array.from({ length: to - from }, (_, i) => ({
+      key: `${prefix}${from + i}`,
+      value: `${prefix}${from + i}-v`,
+    }));
+  h.append(keys('k', 0, 10)); // offsets 0-9
+  h.log.roll();
+  h.append(keys('k', 0, 5)); // offsets 10-14: k0..k4 again
+  h.append([{ key: 'k0', value: 'k0-last' }, ...keys('m', 1, 10)]); // offsets 15-24
+  h.log.roll();
+  const secondBase = h.log.segmentList()[1]!.baseOffset;
+  assert.equal(secondBase, 10);
+  // 14 slots: 12 keys. k0..k9 fill 10, k0 at 15 is a known key, m1 (16) and m2 (17) the last two; m3 finds it full.
+  const result = await h.clean(0, dedupeBytes(14));
+  assert.ok(result !== null);
+  assert.equal(result.endOffset, 18, 'the pass ends after offset 17, the last record in the map');
+  const offsets = h.records().map((r) => r.offset);
+  // The second segment was cleaned too: k0 at 10 is shadowed by k0 at 15, which the map holds.
+  assert.ok(!offsets.includes(10), `offset 10 removed (kept: ${offsets.join(',')})`);
+  assert.deepEqual(offsets, [5, 6, 7, 8, 9, 11, 12, 13, 14, ...Array.from({ length: 10 }, (_, i) => 15 + i)]);
+});
+
+test('a map that fills at a segment after an offset gap ends the pass at that segment base, as Kafka', async (t) => {
+  const h = new CompactionHarness(t, { segmentBytes: 300 });
+  const keys = (prefix: string): KV[] =>
+    Array.from({ length: 10 }, (_, i) => ({ key: `${prefix}${i}`, value: `${prefix}${i}-v` }));
+  // A follower copying a compacted leader: offsets 10-19 were removed there, so the next batch starts at 20.
+  const appendAt = (base: number, records: KV[]): void => {
+    const batch = buildBatch(records, { timestamp: h.clock.nowMs() });
+    batchHeader.setBaseOffset(batch, 0, base);
+    h.log.append(batch);
+    h.log.setHighWatermark(h.log.logEndOffset);
+  };
+  appendAt(0, keys('a')); // offsets 0-9
+  appendAt(20, keys('b')); // rolls: a segment from 20
+  appendAt(30, keys('c')); // rolls again: the active segment from 30
+  assert.deepEqual(
+    h.log.segmentList().map((s) => s.baseOffset),
+    [0, 20, 30],
+  );
+  // 12 slots: 10 keys, all taken by the first segment; the second one's first key finds the map full.
+  const result = await h.clean(0, dedupeBytes(12));
+  assert.ok(result !== null);
+  assert.equal(result.endOffset, 20, 'the checkpoint skips the gap after the first segment');
 });
