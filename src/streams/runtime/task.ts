@@ -329,9 +329,14 @@ export class Task {
     this.currentTimestampMs = timestamp;
     if (timestamp > this.streamTimeMs) this.streamTimeMs = timestamp;
     const node = this.nodes.get(source.name)!;
-    this.forwardFrom(node, new Record(key, value, timestamp, raw.headers), undefined);
+    try {
+      this.forwardFrom(node, new Record(key, value, timestamp, raw.headers), undefined);
+    } finally {
+      // Even when a processor throws (Kafka's StreamTask.process resets its context in a finally): a punctuation
+      // or an error report that runs next must not see this record's place.
+      this.current = null;
+    }
     this.processed++;
-    this.current = null;
     this.punctuate('STREAM_TIME', this.streamTimeMs);
   }
 
@@ -364,8 +369,11 @@ export class Task {
       this.currentNode = p.node;
       this.currentTimestampMs = nowMs;
       this.currentHeaders = NO_HEADERS;
-      p.fn(nowMs);
-      this.currentNode = previous;
+      try {
+        p.fn(nowMs);
+      } finally {
+        this.currentNode = previous;
+      }
     }
   }
 
@@ -383,16 +391,19 @@ export class Task {
     const previousNode = this.currentNode;
     const previousTimestampMs = this.currentTimestampMs;
     const previousHeaders = this.currentHeaders;
-    for (const child of node.children) {
-      if (childName !== undefined && child.name !== childName) continue;
-      this.currentNode = child;
-      this.currentTimestampMs = record.timestamp;
-      this.currentHeaders = record.headers;
-      child.processor.process(record);
+    try {
+      for (const child of node.children) {
+        if (childName !== undefined && child.name !== childName) continue;
+        this.currentNode = child;
+        this.currentTimestampMs = record.timestamp;
+        this.currentHeaders = record.headers;
+        child.processor.process(record);
+      }
+    } finally {
+      this.currentNode = previousNode;
+      this.currentTimestampMs = previousTimestampMs;
+      this.currentHeaders = previousHeaders;
     }
-    this.currentNode = previousNode;
-    this.currentTimestampMs = previousTimestampMs;
-    this.currentHeaders = previousHeaders;
   }
 
   /**
