@@ -176,3 +176,20 @@ export function isSequenceGap(
       b.baseSequence === (pq.lastAckedSequence + 1) % (SEQUENCE_MAX + 1))
   );
 }
+
+/**
+ * A transactional batch of `records` records was refused by the broker (not written): gives its sequences back
+ * to its partition, as Kafka's TxnPartitionEntry.adjustSequencesDueToFailedBatch does, so the partition's next
+ * batch follows the last one written. Only when that is exact: the batch is the last numbered one of its
+ * partition, under the partition's epoch, and nothing numbered after it is in flight or waiting. Returns whether
+ * the sequences were given back; when not, the caller bumps the epoch instead.
+ */
+export function giveBackSequences(b: Batch, records: number): boolean {
+  const pq = b.pq;
+  if (b.baseSequence < 0 || b.producerId !== pq.producerId || b.producerEpoch !== pq.producerEpoch)
+    return false;
+  if (pq.inFlight > 0 || pq.ready.some((x) => x.baseSequence >= 0)) return false;
+  if ((b.baseSequence + records) % (SEQUENCE_MAX + 1) !== pq.nextSequence) return false;
+  pq.nextSequence = b.baseSequence;
+  return true;
+}

@@ -33,6 +33,7 @@ import {
   acknowledge,
   type Batch,
   EPOCH_MAX,
+  giveBackSequences,
   isSequenceGap,
   mayMoveOn,
   numberBatch,
@@ -54,6 +55,20 @@ export interface SenderHooks {
    * commit (Kafka's abortUndrainedBatches).
    */
   failUnsent(err: Error): void;
+}
+
+/**
+ * The broker refused the batch without writing it: a non-retriable answer other than a sequence error (after
+ * which the broker's sequences, not the batch, are in question). A retriable answer such as REQUEST_TIMED_OUT or
+ * a lost connection may follow a write.
+ */
+function refusedUnwritten(err: Error): boolean {
+  return (
+    err instanceof KafkaProtocolError &&
+    !err.retriable &&
+    err.code !== ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER &&
+    err.code !== ErrorCode.UNKNOWN_PRODUCER_ID
+  );
 }
 
 /** Drains ready batches into Produce requests and settles them from the answers. */
@@ -120,11 +135,17 @@ export class Sender {
    * producer id, or a new producer id once the epoch is exhausted. A batch of an epoch already left behind needs
    * no bump: its partition starts again under the current one.
    */
-  private bumpEpochAfter(b: Batch, err: Error): void {
+  private bumpEpochAfter(b: Batch, err: Error, records: number, answered: boolean): void {
     if (this.txn !== null) {
       // In a transaction any record that fails breaks it (abortable, or fatal when fenced). The epoch is bumped
       // by the coordinator after the abort (KIP-360), not here: the transaction's partitions carry this one.
-      if (b.baseSequence >= 0) this.txn.epochBumpRequired = true;
+      // While a commit or abort is under way Kafka asks for no bump (maybeTransitionToErrorState skips it when
+      // isCompleting()) and gives the refused batch's sequences back instead (adjustSequencesDueToFailedBatch);
+      // here that is done when they can be given back whole, else the epoch is bumped so sequences stay sound.
+      const completing = this.txn.isCompleting;
+      if (b.baseSequence >= 0 && !(completing && answered && giveBackSequences(b, records))) {
+        this.txn.epochBumpRequired = true;
+      }
       this.txn.fail(err);
       if (this.txn.hasError) this.wake();
       return;
@@ -161,8 +182,9 @@ export class Sender {
         (lastError === null ? '' : `; last error: ${lastError.message}`),
       lastError === null ? undefined : { cause: lastError },
     );
+    const records = b.onSuccess.length;
     this.settle(b, err);
-    this.bumpEpochAfter(b, err);
+    this.bumpEpochAfter(b, err, records, false);
   }
 
   /** Runs drain once, in a microtask: every change made in this turn of the event loop is seen together. */
@@ -320,8 +342,9 @@ export class Sender {
       } catch (err) {
         // Building fails only for a programming error or a codec failure; the batch cannot be sent.
         b.pq.inFlight--;
+        const records = b.onSuccess.length;
         this.settle(b, err as Error);
-        this.bumpEpochAfter(b, err as Error);
+        this.bumpEpochAfter(b, err as Error, records, false);
       }
     }
     const acks = this.settings.acks;
@@ -445,7 +468,7 @@ export class Sender {
     if (this.isSequenceGap(b, code)) {
       // Lost producer state, or a real gap: every sequence before this batch was acknowledged, yet the broker
       // does not take it (it lost records). No retry under this epoch can succeed.
-      this.bumpEpochAfter(b, new KafkaProtocolError(code));
+      this.bumpEpochAfter(b, new KafkaProtocolError(code), b.onSuccess.length, false);
       pq.sequenceGap = true;
     } else if (!this.onCurrentEpoch(pq)) {
       pq.sequenceGap = true;
@@ -475,8 +498,9 @@ export class Sender {
     if (expired) {
       this.expire(b, Date.now(), err);
     } else {
+      const records = b.onSuccess.length;
       this.settle(b, err);
-      this.bumpEpochAfter(b, err);
+      this.bumpEpochAfter(b, err, records, refusedUnwritten(err));
     }
   }
 

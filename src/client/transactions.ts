@@ -246,6 +246,11 @@ export class TransactionManager {
     return this.state === 'IN_TRANSACTION';
   }
 
+  /** A commit or abort is under way (Kafka's isCompleting): a batch failing now asks for no epoch bump. */
+  get isCompleting(): boolean {
+    return this.state === 'COMMITTING_TRANSACTION' || this.state === 'ABORTING_TRANSACTION';
+  }
+
   get hasError(): boolean {
     return this.state === 'ABORTABLE_ERROR' || this.state === 'FATAL_ERROR';
   }

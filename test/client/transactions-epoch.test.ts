@@ -105,3 +105,70 @@ it('an abortable error with a sequence gap: the abort bumps the epoch (KIP-360) 
     await broker.stop();
   }
 });
+
+it('a batch refused while the commit is under way asks for no epoch bump: the abort sends no InitProducerId', async () => {
+  const broker = await startInProcessBroker({
+    'transaction.state.log.num.partitions': 1,
+    'transaction.state.log.replication.factor': 1,
+    'transaction.state.log.min.isr': 1,
+  });
+  const forwarded: SeenBatch[] = [];
+  let initProducerIds = 0;
+  let refuseNext = false;
+  broker.interception.set((request) => {
+    if (request.apiKey === ApiKey.INIT_PRODUCER_ID) initProducerIds++;
+    if (request.apiKey !== ApiKey.PRODUCE) return undefined;
+    const produce = request.body as ProduceRequest;
+    if (refuseNext) {
+      refuseNext = false;
+      return produceAnswer(produce, ErrorCode.INVALID_RECORD);
+    }
+    forwarded.push(...batchesOf(produce));
+    return undefined;
+  });
+  const wire = await WireClient.connect(broker.host, broker.port);
+  // A long linger keeps each batch back until commitTransaction() flushes it: it fails while COMMITTING.
+  const producer = new Producer({
+    bootstrapServers: `127.0.0.1:${broker.port}`,
+    transactionalId: 'txn-epoch-completing',
+    lingerMs: 60_000,
+  });
+  try {
+    await createTopic(wire, TOPIC, { numPartitions: 1, replicationFactor: 1 });
+    await producer.initTransactions();
+    const first = producer.producerIdAndEpoch;
+    producer.beginTransaction();
+    const committed1 = producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('committed-1') });
+    await producer.commitTransaction();
+    await committed1;
+
+    producer.beginTransaction();
+    const lost = producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('refused-in-commit') });
+    lost.catch(() => {});
+    refuseNext = true;
+    await assert.rejects(producer.commitTransaction(), /INVALID_RECORD|invalid/i);
+    await assert.rejects(
+      lost,
+      (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.INVALID_RECORD,
+    );
+    assert.equal(producer.transactionState, 'ABORTABLE_ERROR');
+    await producer.abortTransaction();
+    assert.equal(initProducerIds, 1, 'only initTransactions() sent InitProducerId');
+    assert.deepEqual(producer.producerIdAndEpoch, first, 'the epoch did not move');
+
+    producer.beginTransaction();
+    const committed2 = producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('committed-2') });
+    await producer.commitTransaction();
+    await committed2;
+    const last = forwarded.at(-1)!;
+    assert.deepEqual(
+      [last.values, last.epoch, last.baseSequence],
+      [['committed-2'], first.producerEpoch, 1],
+      'the refused batch gave its sequence back: the next one follows the last written',
+    );
+  } finally {
+    await producer.close();
+    wire.close();
+    await broker.stop();
+  }
+});
