@@ -175,6 +175,13 @@ function classifyFindCoordinator(err: unknown): never {
 /** Answers after which the coordinator must be looked up again. */
 const MOVED_CODES = new Set<number>([ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_NOT_AVAILABLE]);
 
+/**
+ * TxnOffsetCommit answers after which the group coordinator is looked up again: Kafka's TxnOffsetCommitHandler
+ * adds REQUEST_TIMED_OUT to the moved codes (the coordinator may be unreachable); other retriable answers go to
+ * the same coordinator again.
+ */
+const GROUP_LOOKUP_CODES = new Set<number>([...MOVED_CODES, ErrorCode.REQUEST_TIMED_OUT]);
+
 /** The group fenced this member's commit (a rebalance moved on without it): Kafka's CommitFailedException. */
 const GROUP_FENCED_CODES = new Set<number>([
   ErrorCode.UNKNOWN_MEMBER_ID,
@@ -446,7 +453,7 @@ export class TransactionManager {
           const code = p.errorCode;
           if (code === ErrorCode.NONE) continue;
           const what = `TxnOffsetCommit ${t.name}-${p.partitionIndex} for group ${group.groupId}`;
-          if (MOVED_CODES.has(code)) this.groupCoordinators.delete(group.groupId);
+          if (GROUP_LOOKUP_CODES.has(code)) this.groupCoordinators.delete(group.groupId);
           if (GROUP_FENCED_CODES.has(code)) {
             throw new TransactionRequestError(
               'TxnOffsetCommit',
