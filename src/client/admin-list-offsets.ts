@@ -17,6 +17,7 @@ import {
 import {
   EARLIEST_TIMESTAMP,
   LATEST_TIMESTAMP,
+  MAX_TIMESTAMP,
   type OffsetQuery,
   roundsOfDistinctPartitions,
 } from './requests.js';
@@ -79,6 +80,32 @@ export async function listOffsetsByPartition(
   return outcomes;
 }
 
+/** The first ListOffsets version that answers MAX_TIMESTAMP (KIP-734). */
+const MAX_TIMESTAMP_MIN_VERSION = 7;
+
+/**
+ * The queries `leader` can answer. A leader whose ListOffsets stops below v7 would read MAX_TIMESTAMP as a plain
+ * timestamp: as Kafka's ListOffsetsHandler.handleUnsupportedVersionException, those partitions fail with
+ * UNSUPPORTED_VERSION (put in `answers`) and the others go at the version the leader speaks.
+ */
+async function askableOf(
+  cluster: Cluster,
+  leader: number,
+  queries: readonly OffsetQuery[],
+  answers: Map<string, LeaderPartitionAnswer<ListedOffsetValue>>,
+): Promise<readonly OffsetQuery[]> {
+  if (!queries.some((q) => q.timestamp === MAX_TIMESTAMP)) return queries;
+  const range = (await cluster.connection(leader)).versionRange(ApiKey.LIST_OFFSETS);
+  if (range === undefined || range.max >= MAX_TIMESTAMP_MIN_VERSION) return queries;
+  const askable: OffsetQuery[] = [];
+  for (const q of queries) {
+    if (q.timestamp !== MAX_TIMESTAMP) askable.push(q);
+    else
+      answers.set(partitionKey(q.topic, q.partition), { code: ErrorCode.UNSUPPORTED_VERSION, value: null });
+  }
+  return askable;
+}
+
 function listOffsetsRound(
   cluster: Cluster,
   queries: readonly OffsetQuery[],
@@ -89,7 +116,10 @@ function listOffsetsRound(
     deadlineMs: call.deadlineMs,
     retries: call.retries,
     invalidatesLeader: invalidatesListOffsetsLeader,
-    send: async (leader, list) => {
+    send: async (leader, all) => {
+      const answers = new Map<string, LeaderPartitionAnswer<ListedOffsetValue>>();
+      const list = await askableOf(cluster, leader, all, answers);
+      if (list.length === 0) return answers;
       const byTopic = new Map<string, OffsetQuery[]>();
       for (const q of list) byTopic.set(q.topic, [...(byTopic.get(q.topic) ?? []), q]);
       const res = await cluster.send<ListOffsetsResponse>(leader, ApiKey.LIST_OFFSETS, {
@@ -107,7 +137,6 @@ function listOffsetsRound(
           })),
         })),
       });
-      const answers = new Map<string, LeaderPartitionAnswer<ListedOffsetValue>>();
       for (const t of res.topics) {
         for (const p of t.partitions) {
           // ListOffsets v0 answers with a list of old-style offsets instead of one offset.
