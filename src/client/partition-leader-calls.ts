@@ -55,7 +55,8 @@ function appendTo<K, E>(map: Map<K, E[]>, key: K, items: readonly E[]): void {
  * partition without a known leader is looked up (one Metadata request per round for all of them); one its leader
  * answers with an error that invalidates the leader, or whose request failed on the connection (Kafka's
  * disconnect), is looked up again; one answered with another retriable error is sent to the same leader again,
- * as Kafka's AdminApiDriver keeps it mapped. Each round after the first waits the backoff. At `deadlineMs` the
+ * as Kafka's AdminApiDriver keeps it mapped. One the answer left out fails (UNKNOWN_SERVER_ERROR), unless another
+ * partition of that answer went back to the lookup: then it goes to the same leader again. Each round after the first waits the backoff. At `deadlineMs` the
  * partitions still unanswered fail with REQUEST_TIMED_OUT (Kafka's TimeoutException), the cause the call's
  * timeout; when `retries` run out first, with the last retriable failure.
  */
@@ -103,25 +104,32 @@ export async function callPartitionLeaders<E extends TopicPartition, V>(
             return;
           }
           const again: E[] = [];
+          const leftOut: E[] = [];
+          let lookedUpAgain = false;
           for (const r of list) {
             const answer = answers.get(partitionKey(r.topic, r.partition));
             const at = `${r.topic}-${r.partition} at broker ${leader}`;
             if (answer === undefined) {
-              fail(
-                r,
-                new KafkaProtocolError(
-                  ErrorCode.UNKNOWN_SERVER_ERROR,
-                  `broker ${leader} did not answer ${at}`,
-                ),
-              );
+              leftOut.push(r);
             } else if (answer.code === ErrorCode.NONE) {
               assert.ok(answer.value !== null, `${call.name}: an answer without error carries its value`);
               outcomes.set(partitionKey(r.topic, r.partition), { value: answer.value, error: null });
             } else if (isRetriable(answer.code)) {
               lastFailure = new KafkaProtocolError(answer.code, at);
-              if (call.invalidatesLeader(answer.code)) unmapped.push(r);
-              else again.push(r);
+              if (call.invalidatesLeader(answer.code)) {
+                unmapped.push(r);
+                lookedUpAgain = true;
+              } else again.push(r);
             } else fail(r, new KafkaProtocolError(answer.code, `${call.name} of ${at}`));
+          }
+          // A partition the answer left out fails its sanity check (Kafka's handlers: ApiException), unless the
+          // answer sent another back to the leader lookup: then Kafka's driver keeps it mapped and asks again.
+          if (lookedUpAgain) again.push(...leftOut);
+          else {
+            for (const r of leftOut) {
+              const detail = `broker ${leader} did not answer ${r.topic}-${r.partition}`;
+              fail(r, new KafkaProtocolError(ErrorCode.UNKNOWN_SERVER_ERROR, detail));
+            }
           }
           if (again.length > 0) appendTo(byLeader, leader, again);
         }),

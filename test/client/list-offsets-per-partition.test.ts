@@ -12,6 +12,9 @@ import type { ListOffsetsResponse } from '../../src/protocol/messages/02-list-of
 import { ApiKey } from '../../src/protocol/registry.js';
 import { useAdminWithBroker } from '../helpers/admin-suite.js';
 
+/** In rewriteAnswers: the partition is left out of the answer. */
+const LEFT_OUT = -1;
+
 const codeOf = (error: { code: number } | null): number => (error === null ? 0 : error.code);
 
 describe('Admin.listOffsets per partition', () => {
@@ -29,7 +32,10 @@ describe('Admin.listOffsets per partition', () => {
     }
   }
 
-  /** Rewrites the ListOffsets answers of the partitions (topic-partition) named, one code per answer in turn. */
+  /**
+   * Rewrites the ListOffsets answers of the partitions (topic-partition) named, one code per answer in turn
+   * (LEFT_OUT: the answer leaves the partition out).
+   */
   function rewriteAnswers(codes: Map<string, number[]>, counts: { metadata: number; listOffsets: number }) {
     suite.broker.interception.set((request) => {
       if (request.apiKey === ApiKey.METADATA) counts.metadata++;
@@ -41,9 +47,10 @@ describe('Admin.listOffsets per partition', () => {
           ...response,
           topics: response.topics.map((t) => ({
             ...t,
-            partitions: t.partitions.map((p) => {
+            partitions: t.partitions.flatMap((p) => {
               const code = codes.get(`${t.name}-${p.partitionIndex}`)?.shift();
-              return code === undefined ? p : { ...p, errorCode: code, offset: -1n, timestamp: -1n };
+              if (code === LEFT_OUT) return [];
+              return code === undefined ? [p] : [{ ...p, errorCode: code, offset: -1n, timestamp: -1n }];
             }),
           })),
         };
@@ -123,6 +130,45 @@ describe('Admin.listOffsets per partition', () => {
       );
       assert.equal(counts.listOffsets, 3, 'the first request, then two more for partition 0');
       assert.equal(counts.metadata, 2, 'one lookup, and one after NOT_LEADER_OR_FOLLOWER');
+    } finally {
+      suite.broker.interception.clear();
+    }
+  });
+
+  it('a partition left out of an answer fails, unless another of that answer went back to the leader lookup', async () => {
+    // As Kafka's ListOffsetsHandler sanity check: a left-out partition fails (ApiException) only when no partition
+    // of the answer was unmapped; otherwise the AdminApiDriver keeps it mapped and sends it to its leader again.
+    await created('offsets-left-out', 2, 1);
+    const counts = { metadata: 0, listOffsets: 0 };
+    rewriteAnswers(new Map([['offsets-left-out-1', [LEFT_OUT]]]), counts);
+    const requests = [
+      { topic: 'offsets-left-out', partition: 0, spec: 'latest' as const },
+      { topic: 'offsets-left-out', partition: 1, spec: 'latest' as const },
+    ];
+    try {
+      const alone = await suite.admin.listOffsets(requests, { perPartition: true });
+      assert.deepEqual(
+        alone.map((r) => [r.partition, r.offset, codeOf(r.error)]),
+        [
+          [0, 1, ErrorCode.NONE],
+          [1, -1, ErrorCode.UNKNOWN_SERVER_ERROR],
+        ],
+      );
+      rewriteAnswers(
+        new Map([
+          ['offsets-left-out-0', [ErrorCode.NOT_LEADER_OR_FOLLOWER]],
+          ['offsets-left-out-1', [LEFT_OUT]],
+        ]),
+        counts,
+      );
+      const withUnmapped = await suite.admin.listOffsets(requests, { perPartition: true });
+      assert.deepEqual(
+        withUnmapped.map((r) => [r.partition, r.offset, codeOf(r.error)]),
+        [
+          [0, 1, ErrorCode.NONE],
+          [1, 0, ErrorCode.NONE],
+        ],
+      );
     } finally {
       suite.broker.interception.clear();
     }
