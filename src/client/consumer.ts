@@ -44,6 +44,7 @@ import { Cluster, sleep } from './cluster.js';
 import {
   ClientStateError,
   ConfigError,
+  isRetriableError,
   KafkaClientError,
   KafkaProtocolError,
   LogTruncationError,
@@ -248,6 +249,13 @@ const DEFAULT_API_TIMEOUT_MS = 60_000;
 const CLOSE_TIMEOUT_MS = 30_000;
 /** OffsetFetch v9 names the KIP-848 member and its epoch (the one group per request kept from v8). */
 const OFFSET_FETCH_MEMBER_VERSION = 9;
+
+/** How an offset commit retries (see Consumer.commitOffsets). */
+interface CommitAttempts {
+  beforeRevocation?: boolean;
+  retries?: number;
+  deadlineMs?: number;
+}
 
 /** A position found truncated under auto.offset.reset=none, with where its log diverges when the leader knows. */
 interface Truncation {
@@ -552,12 +560,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.wake();
       },
       beforeRevoke: async (tps: TopicPartition[]) => {
-        for (const tp of tps) {
-          const s = this.partitions.get(tpKey(tp.topic, tp.partition));
-          if (s !== undefined) s.pendingRevocation = true;
-        }
-        if (this.o.enableAutoCommit) await this.commitPositions(tps, true).catch(() => {});
+        this.markPendingRevocation(tps);
+        // The classic member committed every position before it joined (commitBeforeJoin), and Kafka's
+        // onJoinComplete revokes without another commit; the KIP-848 member commits what it gives up here.
+        if (this.o.enableAutoCommit && this.group instanceof ConsumerProtocolMember)
+          await this.commitPositions(tps, { beforeRevocation: true }).catch(() => {});
       },
+      commitBeforeJoin: (deadlineMs: number, eager: boolean) => this.autoCommitBeforeJoin(deadlineMs, eager),
     };
     this.group =
       this.options.groupProtocol === 'consumer'
@@ -1595,14 +1604,14 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * Commits the current positions of these partitions (default: all assigned with a position), each with its
    * leader epoch, as Kafka's SubscriptionState.allConsumed.
    */
-  private async commitPositions(tps: TopicPartition[], beforeRevocation = false): Promise<void> {
+  private async commitPositions(tps: TopicPartition[], how: CommitAttempts = {}): Promise<void> {
     const offsets: OffsetToCommit[] = [];
     for (const tp of tps) {
       const s = this.partitions.get(tpKey(tp.topic, tp.partition));
       if (s !== undefined && s.position !== null)
         offsets.push({ ...tp, offset: s.position, leaderEpoch: s.positionEpoch });
     }
-    if (offsets.length > 0) await this.commitOffsets(offsets, beforeRevocation);
+    if (offsets.length > 0) await this.commitOffsets(offsets, how);
   }
 
   /**
@@ -1614,16 +1623,18 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   async commit(offsets?: OffsetToCommit[]): Promise<void> {
     this.checkOpen();
     if (offsets === undefined) return this.commitPositions(this.assignment());
-    await this.commitOffsets(offsets, false);
+    await this.commitOffsets(offsets);
   }
 
   /**
    * commit() with offsets. `beforeRevocation`: the auto-commit of partitions a KIP-848 member is about to give up,
    * which, as Kafka's CommitRequestManager.maybeAutoCommitSyncBeforeRevocation, is retried with the member's latest
    * epoch when the coordinator answers STALE_MEMBER_EPOCH (the epoch moved on during the reconciliation), so the
-   * positions reach the group before another member takes the partitions.
+   * positions reach the group before another member takes the partitions. `retries` and `deadlineMs` bound the
+   * retries of retriable failures (default: 10, no deadline).
    */
-  private async commitOffsets(offsets: OffsetToCommit[], beforeRevocation: boolean): Promise<void> {
+  private async commitOffsets(offsets: OffsetToCommit[], how: CommitAttempts = {}): Promise<void> {
+    const { beforeRevocation = false, retries = 10, deadlineMs = Number.POSITIVE_INFINITY } = how;
     // As Kafka's consumer: nothing to commit sends nothing, and an offset that cannot be one is refused before
     // anything is sent (OffsetAndMetadata's "Invalid negative offset").
     for (const o of offsets) checkCommittableOffset(o.offset);
@@ -1631,53 +1642,96 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.checkActiveGeneration();
     const retryStaleEpoch = beforeRevocation && this.group instanceof ConsumerProtocolMember;
     let generation = this.group?.generation() ?? { generationId: -1, memberId: '', groupInstanceId: null };
-    await this.cluster.withRetry(async (attempt) => {
-      if (retryStaleEpoch && attempt > 0 && this.group !== null) generation = this.group.generation();
-      const coordinator = await this.coordinator();
-      const topics = new Map<string, typeof offsets>();
-      for (const o of offsets) {
-        let t = topics.get(o.topic);
-        if (t === undefined) topics.set(o.topic, (t = []));
-        t.push(o);
-      }
-      const res = await this.cluster
-        .send<OffsetCommitResponse>(coordinator, ApiKey.OFFSET_COMMIT, {
-          groupId: this.groupId!,
-          generationIdOrMemberEpoch: generation.generationId,
-          memberId: generation.memberId,
-          groupInstanceId: generation.groupInstanceId,
-          retentionTimeMs: -1n,
-          topics: [...topics].map(([name, list]) => ({
-            name,
-            partitions: list.map((o) => ({
-              partitionIndex: o.partition,
-              committedOffset: BigInt(o.offset),
-              committedLeaderEpoch: epochOrNone(o.leaderEpoch),
-              commitTimestamp: -1n,
-              committedMetadata: o.metadata ?? '',
-            })),
-          })),
-        })
-        .catch((err: unknown) => {
-          this.coordinatorId = -1;
-          throw err;
-        });
-      for (const t of res.topics) {
-        for (const p of t.partitions) {
-          // A stale member or a rebalance under way: the member rejoins at the next poll, as Kafka's.
-          if (p.errorCode !== 0 && this.group instanceof GroupMember)
-            this.group.commitRefused(p.errorCode, generation);
-          if (p.errorCode === ErrorCode.STALE_MEMBER_EPOCH && retryStaleEpoch && this.group !== null) {
-            if (this.group.generation().generationId > 0)
-              throw new KafkaClientError(
-                'STALE_MEMBER_EPOCH: the commit goes again with the latest epoch',
-                true,
-              );
-          }
-          this.checkCoordinatorError(p.errorCode);
+    await this.cluster.withRetry(
+      async (attempt) => {
+        if (retryStaleEpoch && attempt > 0 && this.group !== null) generation = this.group.generation();
+        const coordinator = await this.coordinator();
+        const topics = new Map<string, typeof offsets>();
+        for (const o of offsets) {
+          let t = topics.get(o.topic);
+          if (t === undefined) topics.set(o.topic, (t = []));
+          t.push(o);
         }
+        const res = await this.cluster
+          .send<OffsetCommitResponse>(coordinator, ApiKey.OFFSET_COMMIT, {
+            groupId: this.groupId!,
+            generationIdOrMemberEpoch: generation.generationId,
+            memberId: generation.memberId,
+            groupInstanceId: generation.groupInstanceId,
+            retentionTimeMs: -1n,
+            topics: [...topics].map(([name, list]) => ({
+              name,
+              partitions: list.map((o) => ({
+                partitionIndex: o.partition,
+                committedOffset: BigInt(o.offset),
+                committedLeaderEpoch: epochOrNone(o.leaderEpoch),
+                commitTimestamp: -1n,
+                committedMetadata: o.metadata ?? '',
+              })),
+            })),
+          })
+          .catch((err: unknown) => {
+            this.coordinatorId = -1;
+            throw err;
+          });
+        for (const t of res.topics) {
+          for (const p of t.partitions) {
+            // A stale member or a rebalance under way: the member rejoins at the next poll, as Kafka's.
+            if (p.errorCode !== 0 && this.group instanceof GroupMember)
+              this.group.commitRefused(p.errorCode, generation);
+            if (p.errorCode === ErrorCode.STALE_MEMBER_EPOCH && retryStaleEpoch && this.group !== null) {
+              if (this.group.generation().generationId > 0)
+                throw new KafkaClientError(
+                  'STALE_MEMBER_EPOCH: the commit goes again with the latest epoch',
+                  true,
+                );
+            }
+            this.checkCoordinatorError(p.errorCode);
+          }
+        }
+      },
+      retries,
+      deadlineMs,
+    );
+  }
+
+  /** Marks partitions about to be revoked: nothing more of them is fetched or returned by poll(). */
+  private markPendingRevocation(tps: TopicPartition[]): void {
+    for (const tp of tps) {
+      const s = this.partitions.get(tpKey(tp.topic, tp.partition));
+      if (s !== undefined) s.pendingRevocation = true;
+    }
+  }
+
+  /**
+   * The auto-commit a classic member makes before each JoinGroup, as Kafka 3.9's ConsumerCoordinator.onJoinPrepare:
+   * the positions of every partition it owns, not only those the rebalance will take away, so that the partitions a
+   * cooperative member keeps are committed as of the rebalance too. A retriable failure is tried again after the
+   * retry backoff, with the positions of then, until `deadlineMs` (the rebalance timeout from the start); a failure
+   * that is not retriable, or the timeout, is logged and the join goes on. An eager member's partitions are held
+   * back from poll() first (Kafka's maybeMarkPartitionsPendingRevocation): a fetch answered while the commit is out
+   * must not move a position past the one committed before the partitions go to another member.
+   */
+  private async autoCommitBeforeJoin(deadlineMs: number, eager: boolean): Promise<void> {
+    if (!this.o.enableAutoCommit) return;
+    if (eager) this.markPendingRevocation(this.assignment());
+    for (;;) {
+      try {
+        await this.commitPositions(this.assignment(), { retries: 0, deadlineMs });
+        return;
+      } catch (err) {
+        const left = deadlineMs - Date.now();
+        if (!isRetriableError(err) || left <= 0) {
+          const why = left <= 0 ? 'joinPrepare timeout' : (err as Error).message;
+          this.cluster.options.logger?.error(
+            `Asynchronous auto-commit of offsets failed: ${why}. Will continue to join group.`,
+            { group: this.groupId },
+          );
+          return;
+        }
+        await sleep(Math.min(left, this.cluster.options.retryBackoffMs));
       }
-    }, 10);
+    }
   }
 
   /**

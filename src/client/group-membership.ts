@@ -196,8 +196,14 @@ export abstract class GroupMembership {
   ): Promise<Map<string, Buffer>>;
   /** This member's assignment of the new generation. */
   protected abstract onAssigned(protocolName: string, assignment: Buffer): Promise<void>;
-  /** Before each join (the eager consumer protocol revokes everything here). */
-  protected async beforeJoin(): Promise<void> {}
+  /**
+   * Before each join (the consumer's auto-commit and the eager protocol's revocation). False when `deadlineMs` (the
+   * owner's poll timeout) passed with the preparation still under way: the next ensureActive() resumes it, as
+   * Kafka's onJoinPrepare answers false while its auto-commit is out.
+   */
+  protected async beforeJoin(_deadlineMs: number): Promise<boolean> {
+    return true;
+  }
   /** The generation was lost without a chance to hand work over cleanly (fenced, timed out). */
   protected onGenerationLost(): void {}
 
@@ -233,7 +239,7 @@ export abstract class GroupMembership {
       if (!this.needsJoin) return true;
       if (this.joining === null) {
         if (this.prepareNeeded) {
-          await this.beforeJoin();
+          if (!(await this.beforeJoin(deadlineMs))) return false;
           this.prepareNeeded = false;
           if (this.left) return true;
         }
@@ -556,7 +562,7 @@ export abstract class GroupMembership {
 }
 
 /** Waits for `p` until `deadlineMs` (Date.now() time); true when it settled by then. `p` must not reject. */
-async function settledBefore(p: Promise<void>, deadlineMs: number): Promise<boolean> {
+export async function settledBefore(p: Promise<void>, deadlineMs: number): Promise<boolean> {
   if (deadlineMs === Number.POSITIVE_INFINITY) {
     await p;
     return true;

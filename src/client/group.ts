@@ -8,7 +8,9 @@
 // that does not poll within max.poll.interval.ms leaves the group, as in Kafka.
 //
 // Eager assignors revoke every owned partition before joining; cooperative-sticky revokes only the partitions
-// that moved away and rejoins once more if it gave any up (KIP-429).
+// that moved away and rejoins once more if it gave any up (KIP-429). With enable.auto.commit, each join is
+// preceded by a commit of every owned partition's position (Kafka's onJoinPrepare), under either protocol; the
+// revocation after SyncGroup commits nothing more, as Kafka's onJoinComplete.
 //
 // The assignors are ConsumerPartitionAssignors (assignors.ts): built-in names are wrapped, user ones are taken
 // as they are. Each protocol of the JoinGroup carries that assignor's own subscription user data; the leader
@@ -31,7 +33,7 @@ import {
 } from './assignors.js';
 import type { Cluster } from './cluster.js';
 import { ConfigError, KafkaClientError } from './errors.js';
-import { GroupMembership, type JoinedMember } from './group-membership.js';
+import { GroupMembership, type JoinedMember, settledBefore } from './group-membership.js';
 import { type TopicPartition, tpKey } from './requests.js';
 
 /** Callbacks around a rebalance of a subscribed consumer (Kafka's ConsumerRebalanceListener). */
@@ -51,6 +53,12 @@ export interface GroupConsumerHooks {
   /** onPartitionsAssigned has ended for these partitions: they may be fetched now. */
   assignedCallbackDone(tps: TopicPartition[]): void;
   beforeRevoke(tps: TopicPartition[]): Promise<void>;
+  /**
+   * The auto-commit before a join (Kafka's onJoinPrepare): the positions of every owned partition, retried until
+   * `deadlineMs`; `eager` holds the partitions back from poll() first, as they are all about to be revoked. Never
+   * rejects: a commit that fails is logged and the join goes on.
+   */
+  commitBeforeJoin(deadlineMs: number, eager: boolean): Promise<void>;
 }
 
 export interface GroupMemberOptions {
@@ -126,6 +134,8 @@ export class GroupMember extends GroupMembership {
   /** Every member's subscribed topics in that generation. */
   private ledTopics: string[] = [];
   private readonly assignors: ConsumerPartitionAssignor[];
+  /** The auto-commit before the next join while it is under way across polls (Kafka's autoCommitOffsetRequestFuture). */
+  private joinPrepareCommit: Promise<void> | null = null;
 
   constructor(private readonly o: GroupMemberOptions) {
     super({
@@ -263,13 +273,25 @@ export class GroupMember extends GroupMembership {
     this.o.consumer.assign(this.o.consumer.owned().filter((tp) => !gone.has(tpKey(tp.topic, tp.partition))));
   }
 
-  protected override async beforeJoin(): Promise<void> {
+  /**
+   * Kafka's ConsumerCoordinator.onJoinPrepare. First the auto-commit of every owned partition's position, whichever
+   * the protocol: with cooperative-sticky the partitions a member keeps through the rebalance are committed as well,
+   * and the commit is not waited for past the poll's deadline (a later poll waits again) nor retried past the
+   * rebalance timeout. Then the revocation: eager gives everything up before joining; cooperative keeps its
+   * partitions through the rebalance, unless its generation is gone (fenced, timed out): then they may already be
+   * someone else's, and it loses them before joining.
+   */
+  protected override async beforeJoin(deadlineMs: number): Promise<boolean> {
+    this.joinPrepareCommit ??= this.o.consumer.commitBeforeJoin(
+      Date.now() + this.o.rebalanceTimeoutMs,
+      !this.cooperative,
+    );
+    if (!(await settledBefore(this.joinPrepareCommit, deadlineMs))) return false;
+    this.joinPrepareCommit = null;
     const owned = this.o.consumer.owned();
     const lost = this.generationId < 0 && owned.length > 0;
-    // Eager: everything is given up before joining. Cooperative: a member keeps its partitions through the
-    // rebalance, unless its generation is gone (fenced, timed out): then they may already be someone else's,
-    // and it loses them before joining, as Kafka's ConsumerCoordinator.onJoinPrepare does.
     if (!this.cooperative || lost) await this.revoke(owned, lost);
+    return true;
   }
 
   protected async joinProtocols(): Promise<{ name: string; metadata: Buffer }[]> {

@@ -65,10 +65,11 @@ export class WorkerGroupMember extends GroupMembership {
     return this.lastProtocol;
   }
 
-  protected override async beforeJoin(): Promise<void> {
+  protected override async beforeJoin(): Promise<boolean> {
     const eager = this.w.mode === 'eager' || this.lastProtocol === 'default' || this.generationLost;
     this.generationLost = false;
     await this.w.hooks.beforeJoin(eager);
+    return true;
   }
 
   protected override onGenerationLost(): void {
