@@ -559,14 +559,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         }
         this.wake();
       },
-      beforeRevoke: async (tps: TopicPartition[]) => {
-        this.markPendingRevocation(tps);
-        // The classic member committed every position before it joined (commitBeforeJoin), and Kafka's
-        // onJoinComplete revokes without another commit; the KIP-848 member commits what it gives up here.
-        if (this.o.enableAutoCommit && this.group instanceof ConsumerProtocolMember)
-          await this.commitPositions(tps, { beforeRevocation: true }).catch(() => {});
-      },
+      // The positions were committed before (commitBeforeJoin, commitBeforeReconciliation): Kafka's revocation
+      // itself commits nothing.
+      beforeRevoke: async (tps: TopicPartition[]) => this.markPendingRevocation(tps),
       commitBeforeJoin: (deadlineMs: number, eager: boolean) => this.autoCommitBeforeJoin(deadlineMs, eager),
+      commitBeforeReconciliation: (deadlineMs: number) => this.autoCommitBeforeReconciliation(deadlineMs),
     };
     this.group =
       this.options.groupProtocol === 'consumer'
@@ -598,15 +595,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   /**
-   * Leaves the group's subscription (and the group) or drops the manual assignment. A classic member makes no
-   * auto-commit here, as Kafka's LegacyKafkaConsumer.unsubscribe: the rebalance listener's onPartitionsRevoked
-   * (onPartitionsLost without a generation) is where the application commits what it processed. A KIP-848 member
-   * commits its positions first, as it always has here.
+   * Leaves the group's subscription (and the group) or drops the manual assignment. No auto-commit is made here, as
+   * Kafka's LegacyKafkaConsumer.unsubscribe and, for a KIP-848 member, AsyncKafkaConsumer.unsubscribe (whose
+   * leaveGroup revokes without committing): the rebalance listener's onPartitionsRevoked (onPartitionsLost without a
+   * generation) is where the application commits what it processed.
    */
   async unsubscribe(): Promise<void> {
     if (this.group !== null) {
-      if (this.group instanceof ConsumerProtocolMember && this.o.enableAutoCommit)
-        await this.commitPositions(this.assignment()).catch(() => {});
       if (this.group instanceof GroupMember) {
         this.previousGeneration = this.appliedGeneration() ?? null;
         await this.group.leave('the consumer unsubscribed from all topics');
@@ -1712,6 +1707,28 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * back from poll() first (Kafka's maybeMarkPartitionsPendingRevocation): a fetch answered while the commit is out
    * must not move a position past the one committed before the partitions go to another member.
    */
+  /**
+   * The auto-commit a KIP-848 member makes before it reconciles a new target assignment, as Kafka 3.9's
+   * MembershipManagerImpl.maybeReconcile with CommitRequestManager.maybeAutoCommitSyncBeforeRevocation: the positions
+   * of every partition it owns (allConsumed), not only of those it gives up, retried after retriable failures (and
+   * after STALE_MEMBER_EPOCH, with the latest epoch) until `deadlineMs`, the rebalance timeout from the start; a
+   * commit that fails is logged and the reconciliation goes on.
+   */
+  private async autoCommitBeforeReconciliation(deadlineMs: number): Promise<void> {
+    if (!this.o.enableAutoCommit) return;
+    await this.commitPositions(this.assignment(), {
+      beforeRevocation: true,
+      retries: Number.POSITIVE_INFINITY,
+      deadlineMs,
+    }).catch((err: Error) => {
+      this.cluster.options.logger?.error(
+        `Auto-commit request before reconciling new assignment failed: ${err.message}. Will proceed with the ` +
+          'reconciliation anyway.',
+        { group: this.groupId },
+      );
+    });
+  }
+
   private async autoCommitBeforeJoin(deadlineMs: number, eager: boolean): Promise<void> {
     if (!this.o.enableAutoCommit) return;
     if (eager) this.markPendingRevocation(this.assignment());

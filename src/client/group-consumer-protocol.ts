@@ -3,8 +3,8 @@
 // subscription and the partitions it owns, and reconciles towards the assignment the coordinator returns.
 //
 // Lifecycle: ensureActive() (from poll) joins with member epoch 0, then applies any assignment that heartbeats
-// brought in: partitions no longer assigned are revoked (commit, listener) and new ones taken, and a heartbeat
-// acknowledges what the member now owns. Heartbeats run on their own timer at the interval the coordinator
+// brought in: the auto-commit of every owned position, then partitions no longer assigned are revoked (listener)
+// and new ones taken, and a heartbeat acknowledges what the member now owns. Heartbeats run on their own timer at the interval the coordinator
 // sets. Fencing errors (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH) lose the partitions and rejoin at epoch 0. Any other
 // error (FENCED_INSTANCE_ID, UNRELEASED_INSTANCE_ID, GROUP_AUTHORIZATION_FAILED, ...) is fatal, as Kafka's
 // transitionToFatal: the partitions are lost, the next poll throws it, and the member never heartbeats again.
@@ -174,6 +174,10 @@ export class ConsumerProtocolMember {
       const k = tpKey(tp.topic, tp.partition);
       return !had.has(k) || this.awaitingCallback.has(k);
     });
+    // As Kafka's maybeReconcile, every reconciliation (a target that differs from what the member owns) starts with
+    // the auto-commit of every owned position, bounded by the rebalance timeout, and goes on whatever its outcome.
+    if (revoked.length > 0 || added.length > 0)
+      await this.o.consumer.commitBeforeReconciliation(Date.now() + this.o.rebalanceTimeoutMs);
     if (revoked.length > 0) {
       await this.o.consumer.beforeRevoke(revoked);
       await this.o.listener?.onPartitionsRevoked?.(revoked);

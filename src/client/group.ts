@@ -59,6 +59,11 @@ export interface GroupConsumerHooks {
    * rejects: a commit that fails is logged and the join goes on.
    */
   commitBeforeJoin(deadlineMs: number, eager: boolean): Promise<void>;
+  /**
+   * The auto-commit before a KIP-848 member reconciles a new assignment: the positions of every owned partition,
+   * retried until `deadlineMs`. Never rejects.
+   */
+  commitBeforeReconciliation(deadlineMs: number): Promise<void>;
 }
 
 export interface GroupMemberOptions {
