@@ -376,7 +376,10 @@ test("bad input gets Kafka Connect's error bodies and status codes", async () =>
   });
   err({ status: form.status, body: await form.json() }, 415, /Unsupported Media Type/);
 
-  err(await rest(worker.url, 'GET', '/connectors/nope/status'), 404, /^Connector nope not found$/);
+  // Kafka's AbstractHerder.connectorStatus, pauseConnector and resumeConnector word their 404s so.
+  err(await rest(worker.url, 'GET', '/connectors/nope/status'), 404, /^No status found for connector nope$/);
+  err(await rest(worker.url, 'PUT', '/connectors/nope/pause'), 404, /^Unknown connector nope$/);
+  err(await rest(worker.url, 'PUT', '/connectors/nope/resume'), 404, /^Unknown connector nope$/);
   err(await rest(worker.url, 'DELETE', '/connectors/nope'), 404, /^Connector nope not found$/);
   err(await rest(worker.url, 'GET', '/no/such/path'), 404, /HTTP 404 Not Found/);
   err(await rest(worker.url, 'DELETE', '/connector-plugins'), 405, /HTTP 405 Method Not Allowed/);

@@ -335,3 +335,75 @@ test('response.http.headers.config adds its headers to every answer, and a rule 
     { message: "Invalid header config action: 'put'. Expected one of [set, add, setDate, addDate]" },
   );
 });
+
+test('PATCH /connectors/{name}/config takes a "name" in its body as Kafka 3.9 does: merged, not refused', async () => {
+  await withWorker('patch-name', {}, async (w) => {
+    const sink = { 'connector.class': 'FileStreamSink', topics: 'patched', file: join(dir, 'patched.txt') };
+    assert.equal((await rest(w.restUrl, 'PUT', '/connectors/p/config', sink)).status, 201);
+    // Kafka's patchConnectorConfig merges the body into the config (ConnectUtils.patchConfig) and puts it
+    // without ConnectorsResource's name check, which only PUT and POST make.
+    const patched = await rest(w.restUrl, 'PATCH', '/connectors/p/config', {
+      name: 'other',
+      topics: 'patched2',
+    });
+    assert.equal(patched.status, 200, JSON.stringify(patched.body));
+    const info = patched.body as { name: string; config: Record<string, string> };
+    assert.equal(info.name, 'p');
+    assert.equal(info.config.name, 'other');
+    assert.equal(info.config.topics, 'patched2');
+    const missing = await rest(w.restUrl, 'PATCH', '/connectors/nope/config', { topics: 'x' });
+    assert.deepEqual(missing, {
+      status: 404,
+      body: { error_code: 404, message: 'Connector nope not found' },
+    });
+  });
+});
+
+test("a converter's config definition lists its keys as Kafka's ConverterConfig and its subclasses", async () => {
+  await withWorker('converter-config', {}, async (w) => {
+    const names = async (plugin: string) => {
+      const r = await rest(w.restUrl, 'GET', `/connector-plugins/${plugin}/config`);
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+      return (r.body as { name: string }[]).map((k) => k.name);
+    };
+    const string = await rest(w.restUrl, 'GET', '/connector-plugins/StringConverter/config');
+    assert.deepEqual(string.body, [
+      {
+        name: 'converter.type',
+        type: 'STRING',
+        required: true,
+        default_value: null,
+        importance: 'LOW',
+        documentation: 'How this converter will be used.',
+        group: null,
+        width: 'NONE',
+        display_name: 'converter.type',
+        dependents: [],
+        order: -1,
+      },
+      {
+        name: 'converter.encoding',
+        type: 'STRING',
+        required: false,
+        default_value: 'UTF-8',
+        importance: 'HIGH',
+        documentation: 'The name of the Java character set to use for encoding strings as byte arrays.',
+        group: null,
+        width: 'MEDIUM',
+        display_name: 'Encoding',
+        dependents: [],
+        order: -1,
+      },
+    ]);
+    assert.deepEqual(await names('ByteArrayConverter'), ['converter.type']);
+    assert.deepEqual(await names('JsonConverter'), [
+      'converter.type',
+      'schemas.enable',
+      'schemas.cache.size',
+      'decimal.format',
+      'replace.null.with.default',
+    ]);
+    // Kafka's SimpleHeaderConverter defines no keys.
+    assert.deepEqual(await names('SimpleHeaderConverter'), []);
+  });
+});

@@ -7,6 +7,7 @@
 //   decimal.format=NUMERIC; Date, Time and Timestamp are their int32/int64 encodings.
 // - replace.null.with.default (default true): a null with a schema default is written as the default.
 
+import type { ConfigDef } from '../api/config-def.js';
 import { BigDecimal } from '../data/big-decimal.js';
 import { ConnectDate, ConnectTime, ConnectTimestamp, Decimal } from '../data/logical.js';
 import { type Field, SCHEMA_TYPES, Schema, type SchemaType } from '../data/schema.js';
@@ -14,6 +15,7 @@ import { Struct } from '../data/struct.js';
 import { validateValue } from '../data/values.js';
 import { ConfigException, DataException } from '../errors.js';
 import type { Converter, SchemaAndValue } from './converter.js';
+import { jsonConverterConfigDef } from './converter-configs.js';
 import { parseJson, RawJsonNumber, stringifyJson } from './json-text.js';
 
 type Json = unknown;
@@ -30,6 +32,10 @@ export class JsonConverter implements Converter {
     decimalFormat: 'BASE64',
     replaceNullWithDefault: true,
   };
+
+  config(): ConfigDef {
+    return jsonConverterConfigDef();
+  }
 
   configure(configs: Readonly<Record<string, string>>, _isKey?: boolean): void {
     this.c = {

@@ -1,10 +1,12 @@
 // StringConverter (org.apache.kafka.connect.storage.StringConverter): a value's text in UTF-8; bytes read back
 // as an optional string. converter.encoding is honoured for the encodings Node knows.
 
+import type { ConfigDef } from '../api/config-def.js';
 import { Schemas } from '../data/schema.js';
 import { Struct } from '../data/struct.js';
 import { ConfigException } from '../errors.js';
 import type { Converter, SchemaAndValue } from './converter.js';
+import { stringConverterConfigDef } from './converter-configs.js';
 
 const ENCODINGS: Record<string, BufferEncoding> = {
   'UTF-8': 'utf8',
@@ -16,6 +18,10 @@ const ENCODINGS: Record<string, BufferEncoding> = {
 
 export class StringConverter implements Converter {
   private encoding: BufferEncoding = 'utf8';
+
+  config(): ConfigDef {
+    return stringConverterConfigDef();
+  }
 
   configure(configs: Readonly<Record<string, string>>, _isKey?: boolean): void {
     const name = configs['converter.encoding'];

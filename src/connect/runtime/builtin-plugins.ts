@@ -2,6 +2,7 @@
 // connectors, the PostgreSQL connectors (also under the JDBC connectors' names).
 
 import type { Logger } from '../../common/logger.js';
+import { ConfigDef } from '../api/config-def.js';
 import { FileStreamSinkConnector } from '../connectors/file-stream-sink.js';
 import { FileStreamSourceConnector } from '../connectors/file-stream-source.js';
 import { PostgresCdcSourceConnector } from '../connectors/postgres/cdc-source.js';
@@ -21,6 +22,11 @@ import type { WorkerConfig } from './worker-config.js';
 
 /** Header conversion is fixed (headers.ts); the class is listed so that configs naming it are accepted. */
 export class SimpleHeaderConverter {
+  /** Kafka's SimpleHeaderConverter defines no keys. */
+  config(): ConfigDef {
+    return new ConfigDef();
+  }
+
   configure(): void {}
 }
 

@@ -251,7 +251,8 @@ export class RestServer {
         if (v === null) delete merged[k];
         else merged[k] = configBody({ [k]: v })[k]!;
       }
-      checkNameMatches(name, merged);
+      // No name check here: Kafka's ConnectorsResource makes it for PUT and POST only, and its
+      // patchConnectorConfig puts the merged config, a "name" of the body included, as it is.
       const { info } = await h.putConnectorConfig(name, merged, true);
       return { status: 200, body: info };
     });

@@ -59,9 +59,10 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
     this.setWorkerLoggerLevel(namespace, level);
   }
 
-  private entry(name: string): Entry {
+  /** The connector's entry; `notFound` is the 404's message, which Kafka words per operation. */
+  private entry(name: string, notFound = `Connector ${name} not found`): Entry {
     const e = this.entries.get(name);
-    if (e === undefined) throw new RestError(404, `Connector ${name} not found`);
+    if (e === undefined) throw new RestError(404, notFound);
     return e;
   }
 
@@ -244,7 +245,8 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   }
 
   connectorStatus(name: string): ConnectorStateInfo {
-    const e = this.entry(name);
+    // Kafka's AbstractHerder.connectorStatus asks the status store, so its 404 speaks of a status.
+    const e = this.entry(name, `No status found for connector ${name}`);
     return {
       name,
       connector: stateInfo(e.status),
@@ -319,7 +321,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   }
 
   async pauseConnector(name: string): Promise<void> {
-    const e = this.entry(name);
+    const e = this.entry(name, `Unknown connector ${name}`);
     await this.serially(e, async () => {
       if (e.target === 'STOPPED') return;
       e.target = 'PAUSED';
@@ -329,7 +331,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   }
 
   async resumeConnector(name: string): Promise<void> {
-    const e = this.entry(name);
+    const e = this.entry(name, `Unknown connector ${name}`);
     await this.serially(e, async () => {
       const wasStopped = e.target === 'STOPPED';
       e.target = 'STARTED';

@@ -926,9 +926,10 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     }
   }
 
-  private config(name: string): Record<string, string> {
+  /** The connector's config; `notFound` is the 404's message, which Kafka words per operation. */
+  private config(name: string, notFound = `Connector ${name} not found`): Record<string, string> {
     const c = this.configs.connectors.get(name);
-    if (c === undefined) throw new RestError(404, `Connector ${name} not found`);
+    if (c === undefined) throw new RestError(404, notFound);
     return c;
   }
 
@@ -1121,14 +1122,14 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   async pauseConnector(name: string): Promise<void> {
     this.requireLeader();
-    this.config(name);
+    this.config(name, `Unknown connector ${name}`);
     if (this.configs.targetState(name) !== 'STOPPED')
       await this.writeAsLeader(() => this.configs.putTargetState(name, 'PAUSED'));
   }
 
   async resumeConnector(name: string): Promise<void> {
     this.requireLeader();
-    this.config(name);
+    this.config(name, `Unknown connector ${name}`);
     await this.writeAsLeader(() => this.configs.putTargetState(name, 'STARTED'));
   }
 
