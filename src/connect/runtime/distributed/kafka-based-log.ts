@@ -17,9 +17,11 @@ import {
   Consumer,
   type ConsumerRecord,
   Producer,
+  type ProducerOptions,
   type ProducerRecord,
   type TopicPartition,
 } from '../../../client/index.js';
+import { PRODUCER_TIMEOUT_MS_MAX } from '../../../client/producer-settings.js';
 import type { Logger } from '../../../common/logger.js';
 import { ConnectException } from '../../errors.js';
 import { CONNECT_LOGGERS, type Loggers } from '../loggers.js';
@@ -45,7 +47,27 @@ export interface KafkaBasedLogOptions {
   clientOptions?: Record<string, unknown>;
   /** Topic configs for creating the topic (KIP-605's `config.storage.<key>` keys); compaction always wins. */
   topicConfigs?: Readonly<Record<string, string>>;
+  /** The store's own producer settings (Kafka's backing store's configure()), under `clients.producer`. */
+  producerSettings?: Readonly<Partial<ProducerOptions>>;
 }
+
+/**
+ * What Kafka's KafkaConfigBackingStore and KafkaOffsetBackingStore set on their producers: no idempotence
+ * (Connect leaves it off for every producer, so that no IDEMPOTENT_WRITE is needed on older brokers) and a write
+ * retried for as long as a retriable error lasts (delivery.timeout.ms Integer.MAX_VALUE), where the client's
+ * default failed a config or offsets write after two minutes of a broker restart.
+ */
+export const CONFIG_AND_OFFSETS_STORE_PRODUCER = {
+  idempotent: false,
+  deliveryTimeoutMs: PRODUCER_TIMEOUT_MS_MAX,
+} as const satisfies Partial<ProducerOptions>;
+
+/**
+ * KafkaStatusBackingStore's producer: no idempotence either. Kafka also sets retries=0 there because its store
+ * retries a failed write itself (checking that the status was not superseded); Brook's status store does not, so
+ * the client's retries stay.
+ */
+export const STATUS_STORE_PRODUCER = { idempotent: false } as const satisfies Partial<ProducerOptions>;
 
 /** The client ids of a log's consumer, producer and admin. */
 /** Client options (as the Brook client takes them) of one client of a log, its client id among them. */
@@ -120,6 +142,7 @@ export class KafkaBasedLog {
       clientId: `${this.o.clientId}-producer`,
       acks: 'all',
       lingerMs: 0,
+      ...this.o.producerSettings,
       ...this.o.clients?.producer,
       // Records of one key must stay in order (a status, then its successor): one request in flight.
       maxInFlightRequestsPerConnection: 1,
@@ -372,6 +395,7 @@ export function internalTopicLogs(
       suffix: string,
       readCommitted: boolean,
       prefix: StoragePrefix,
+      producerSettings: Readonly<Partial<ProducerOptions>>,
       clients?: LogClients,
     ): LogOpener =>
     (onRecord) =>
@@ -387,6 +411,7 @@ export function internalTopicLogs(
         readCommitted,
         clientOptions,
         topicConfigs: storageTopicSettings(config.raw, prefix, settingsLog),
+        producerSettings,
       });
   const offsetsReadCommitted = p['exactly.once.source.support'] !== 'disabled';
   return {
@@ -399,6 +424,7 @@ export function internalTopicLogs(
       'configs',
       p['exactly.once.source.support'] === 'enabled',
       'config.storage.',
+      CONFIG_AND_OFFSETS_STORE_PRODUCER,
     ),
     status: open(
       p['status.storage.topic'] as string,
@@ -407,6 +433,7 @@ export function internalTopicLogs(
       'statuses',
       false,
       'status.storage.',
+      STATUS_STORE_PRODUCER,
     ),
     // A connector's own offsets topic is made like the worker's (Kafka does the same), its clients set up by the
     // worker (Kafka's connector-specific offset store).
@@ -418,6 +445,7 @@ export function internalTopicLogs(
         topic === undefined ? 'offsets' : `offsets-${topic}`,
         offsetsReadCommitted,
         'offset.storage.',
+        CONFIG_AND_OFFSETS_STORE_PRODUCER,
         clients,
       ),
   };
