@@ -255,6 +255,14 @@ test('the expanded connector list leaves out a connector without a status instea
   }
   for (const name of ['shown', 'unseen'])
     assert.equal((await rest(w1.restUrl, 'DELETE', `/connectors/${name}`)).status, 204);
+  // Kafka's AbstractHerder words the 404s of a missing connector per operation, on any worker.
+  for (const w of [w1, w2]) {
+    for (const verb of ['pause', 'resume'])
+      assert.deepEqual(await rest(w.restUrl, 'PUT', `/connectors/unseen/${verb}`), {
+        status: 404,
+        body: { error_code: 404, message: 'Unknown connector unseen' },
+      });
+  }
 });
 
 test("offsets change only for a STOPPED connector with no tasks (Kafka's modifyConnectorOffsetsChecks)", async () => {
