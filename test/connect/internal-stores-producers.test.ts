@@ -85,8 +85,8 @@ test("the config and offsets stores' producers wait out a retriable error as Kaf
     await log.start();
     try {
       // The producer the log built, as the client resolved its settings.
-      const producer = log['producer'] as unknown as {
-        settings: { deliveryTimeoutMs: number; idempotent: boolean };
+      const { producer } = log as unknown as {
+        producer: { settings: { deliveryTimeoutMs: number; idempotent: boolean } };
       };
       assert.equal(producer.settings.idempotent, false);
       return producer.settings.deliveryTimeoutMs;
