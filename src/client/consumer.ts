@@ -173,11 +173,6 @@ interface PartitionState {
   validating: boolean;
   /** The position must come from auto.offset.reset, not from the committed offset (Kafka's AWAIT_RESET). */
   awaitingReset: boolean;
-  /**
-   * The strategy of a reset that seekToBeginning() or seekToEnd() asked for, resolved at the next poll() or
-   * position() (Kafka's requestOffsetReset(partition, strategy)); null to reset by auto.offset.reset.
-   */
-  resetTo: 'earliest' | 'latest' | null;
   paused: boolean;
   /**
    * Newly assigned to a group member whose onPartitionsAssigned callback still runs: not fetched until it ends, so
@@ -467,7 +462,6 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         awaitingValidation: false,
         validating: false,
         awaitingReset: false,
-        resetTo: null,
         paused: false,
         awaitingCallback,
         pendingRevocation: false,
@@ -706,7 +700,6 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.positionLeaderEpoch = this.cluster.leaderEpochOf(s.topic, s.partition);
     s.awaitingValidation = epoch >= 0;
     s.awaitingReset = false;
-    s.resetTo = null;
   }
 
   /** Kafka's requestOffsetReset: the next position comes from auto.offset.reset, not from the committed offset. */
@@ -715,7 +708,6 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.position = null;
     s.awaitingValidation = false;
     s.awaitingReset = true;
-    s.resetTo = null;
   }
 
   /**
@@ -735,31 +727,24 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.awaitingValidation = true;
   }
 
-  /**
-   * Moves each partition to its log start offset, as Kafka's seekToBeginning: lazily, the offset is asked of the
-   * broker at the next poll() or position(). Records already fetched are dropped at once.
-   */
+  /** Moves to each partition's log start offset (asked of the broker now, not at the next fetch). */
   async seekToBeginning(tps: TopicPartition[] = this.assignment()): Promise<void> {
-    this.requestResetTo(tps, 'earliest');
+    await this.seekToTimestamp(tps, EARLIEST_TIMESTAMP);
   }
 
-  /**
-   * Moves each partition to its end (the high watermark, or the last stable offset under read_committed), as Kafka's
-   * seekToEnd: lazily, the end as of the next poll() or position(), so records written before that are skipped.
-   */
+  /** Moves to each partition's end: the high watermark, or the last stable offset under read_committed. */
   async seekToEnd(tps: TopicPartition[] = this.assignment()): Promise<void> {
-    this.requestResetTo(tps, 'latest');
+    await this.seekToTimestamp(tps, LATEST_TIMESTAMP);
   }
 
-  /** Kafka's requestOffsetReset(partitions, strategy): every partition is checked first, then all are reset. */
-  private requestResetTo(tps: TopicPartition[], strategy: 'earliest' | 'latest'): void {
-    this.checkOpen();
-    const states = tps.map((tp) => this.state(tp));
-    for (const s of states) {
-      this.requestReset(s);
-      s.resetTo = strategy;
-    }
-    this.wake();
+  private async seekToTimestamp(tps: TopicPartition[], timestamp: number): Promise<void> {
+    const answers = await listOffsets(
+      this.cluster,
+      tps.map((tp) => ({ ...tp, timestamp })),
+      this.isolation(),
+      { currentLeaderEpoch: true },
+    );
+    for (const a of answers) this.seek(a, a.offset);
   }
 
   /** For each partition, the earliest offset whose timestamp is at or after the given one (null if none). */
@@ -854,26 +839,19 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       missing = missing.filter((s) => s.position === null);
     }
     if (missing.length === 0) return;
-    const policy = this.o.autoOffsetReset;
-    const unresettable = missing.filter((s) => s.resetTo === null && policy === 'none');
-    if (unresettable.length > 0) {
-      throw new NoOffsetForPartitionError(unresettable.map((s) => `${s.topic}-${s.partition}`));
+    if (this.o.autoOffsetReset === 'none') {
+      throw new NoOffsetForPartitionError(missing.map((s) => `${s.topic}-${s.partition}`));
     }
-    const sent = missing.map((s) => ({ s, epoch: s.epoch, strategy: s.resetTo ?? policy }));
+    const timestamp = this.o.autoOffsetReset === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP;
     const answers = await listOffsets(
       this.cluster,
-      sent.map(({ s, strategy }) => ({
-        topic: s.topic,
-        partition: s.partition,
-        timestamp: strategy === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP,
-      })),
+      missing.map((s) => ({ topic: s.topic, partition: s.partition, timestamp })),
       this.isolation(),
       { currentLeaderEpoch: true },
     );
-    for (let i = 0; i < sent.length; i++) {
-      const { s, epoch } = sent[i]!;
-      // A seek or another reset since the request was sent decides the position instead.
-      if (s.position !== null || s.epoch !== epoch) continue;
+    for (let i = 0; i < missing.length; i++) {
+      const s = missing[i]!;
+      if (s.position !== null) continue;
       // A reset position has no epoch, as in Kafka's resetPositionIfNeeded, so it is not validated.
       this.placePosition(s, answers[i]!.offset, -1);
     }
