@@ -5,6 +5,7 @@
 // for a call in progress up to default.api.timeout.ms; without this bound a delete, a rebalance or a shutdown would
 // wait with it. Stateless; each herder calls it for each instance it stops.
 
+import { settleWithin } from '../../common/deadline.js';
 import type { Logger } from '../../common/logger.js';
 import type { Connector } from '../api/connector.js';
 import { traceOf } from './status.js';
@@ -23,29 +24,11 @@ export async function stopConnectorWithin(
   timeoutMs = CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_MS,
 ): Promise<void> {
   const failed = (err: unknown): void => log.error(`Connector ${name} failed to stop: ${traceOf(err)}`);
-  let stopping: Promise<void>;
+  // A stop that throws, at once or later, is logged when it does; past the bound the herder goes on without it.
+  const stopping = (async () => instance.stop())().catch(failed);
   try {
-    stopping = Promise.resolve(instance.stop());
-  } catch (err) {
-    failed(err);
-    return;
-  }
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), timeoutMs);
-  });
-  const outcome = await Promise.race([
-    stopping.then(
-      () => 'stopped' as const,
-      (err) => {
-        failed(err);
-        return 'failed' as const;
-      },
-    ),
-    bound,
-  ]);
-  clearTimeout(timer);
-  if (outcome === 'timeout') {
+    await settleWithin(stopping, timeoutMs, () => new Error('connector stop timed out'));
+  } catch {
     log.error(
       `Connector '${name}' did not stop within ${timeoutMs} ms and is unresponsive: the worker goes on without ` +
         'waiting, and the connector may hold external resources until its stop ends or the worker restarts.',
