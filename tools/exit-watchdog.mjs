@@ -2,7 +2,8 @@
 // have ended, a process that is still alive GRACE_MS later is ended with exit code 1, so that its file is
 // reported as failed, with what kept it alive, instead of holding the run for ever. (A retry timer that outlived
 // the client's close() once kept test/client/retries.test.ts alive after it passed.) The timer is unref'd: it
-// never keeps a process alive itself.
+// never keeps a process alive itself. This hook is registered before the file's own root hooks and node:test runs
+// them in that order, so the grace also covers the file's teardown (stopping its brokers).
 
 import { after } from 'node:test';
 
