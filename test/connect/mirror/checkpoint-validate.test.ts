@@ -19,10 +19,15 @@ interface Validation {
 
 test('MirrorCheckpointConnector validation refuses what Kafka refuses', async (t) => {
   const broker = await startBroker();
-  t.after(() => broker.stop());
   const dir = mkdtempSync(join(tmpdir(), 'brook-cp-validate-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const worker = await startStandalone(
+  // The worker stops before its broker, so no client of it is left retrying a broker that is gone.
+  let worker: Awaited<ReturnType<typeof startStandalone>> | undefined;
+  t.after(async () => {
+    await worker?.stop();
+    await broker.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  worker = await startStandalone(
     {
       'bootstrap.servers': broker.bootstrap,
       listeners: 'http://127.0.0.1:0',
@@ -30,7 +35,6 @@ test('MirrorCheckpointConnector validation refuses what Kafka refuses', async (t
     },
     () => {},
   );
-  t.after(() => worker.stop());
 
   const errorsOf = async (extra: Record<string, string>) => {
     const res = await rest(
