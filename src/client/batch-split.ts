@@ -102,6 +102,7 @@ function newPart(big: Batch, capacityBytes: number, pool: BufferPool | null): Ba
     producerEpoch: big.producerEpoch,
     baseSequence: -1,
     attempts: 0,
+    sequenceMoved: false,
     retryAtMs: 0,
     lingerTimer: null,
     lingered: true,

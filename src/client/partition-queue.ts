@@ -7,6 +7,7 @@
 // only on the event loop between awaits. The functions here decide from a queue's own fields and the producer's
 // current id and epoch; they never start I/O.
 
+import assert from 'node:assert/strict';
 import { NO_PRODUCER_EPOCH, NO_PRODUCER_ID, type ProducerEpoch, type ProducerId } from '../common/ids.js';
 import { ErrorCode } from '../protocol/errors.js';
 import type { BatchWriter } from './batch-writer.js';
@@ -30,6 +31,12 @@ export interface Batch {
   producerEpoch: ProducerEpoch;
   baseSequence: number;
   attempts: number;
+  /**
+   * An earlier batch of its partition was refused and this one's sequences moved down to follow the last written
+   * (adjustSequencesAfterFailedBatch) since it was last sent: an OUT_OF_ORDER_SEQUENCE_NUMBER answer to that send is
+   * expected and retried (Kafka's ProducerBatch.sequenceHasBeenReset). Cleared when it is sent again.
+   */
+  sequenceMoved: boolean;
   /** After a retriable failure: not sent again before this time (retry.backoff.ms, growing per attempt). */
   retryAtMs: number;
   lingerTimer: NodeJS.Timeout | NodeJS.Immediate | null;
@@ -48,7 +55,8 @@ export interface PartitionQueue {
   partition: number;
   open: Batch | null;
   ready: Batch[];
-  inFlight: number;
+  /** The batches sent and not answered yet; their count is held to max.in.flight.requests.per.connection. */
+  inFlight: Set<Batch>;
   /**
    * The producer id and epoch this partition's sequences run under (-1 before its first batch). Behind the
    * producer's own after an epoch bump until the partition has nothing of the old epoch in flight (drain).
@@ -83,7 +91,7 @@ export function newPartitionQueue(topic: string, partition: number): PartitionQu
     partition,
     open: null,
     ready: [],
-    inFlight: 0,
+    inFlight: new Set(),
     producerId: NO_PRODUCER_ID,
     producerEpoch: NO_PRODUCER_EPOCH,
     nextSequence: 0,
@@ -112,7 +120,7 @@ export function mayMoveOn(pq: PartitionQueue, producerId: ProducerId, producerEp
   if (onCurrentEpoch(pq, producerId, producerEpoch)) return true;
   const first = pq.ready[0];
   if (first !== undefined && first.baseSequence >= 0 && !pq.sequenceGap) return true;
-  if (pq.inFlight > 0) return false;
+  if (pq.inFlight.size > 0) return false;
   pq.producerId = producerId;
   pq.producerEpoch = producerEpoch;
   pq.nextSequence = 0;
@@ -178,18 +186,35 @@ export function isSequenceGap(
 }
 
 /**
- * A transactional batch of `records` records was refused by the broker (not written): gives its sequences back
- * to its partition, as Kafka's TxnPartitionEntry.adjustSequencesDueToFailedBatch does, so the partition's next
- * batch follows the last one written. Only when that is exact: the batch is the last numbered one of its
- * partition, under the partition's epoch, and nothing numbered after it is in flight or waiting. Returns whether
- * the sequences were given back; when not, the caller bumps the epoch instead.
+ * A transactional batch of `records` records was refused by the broker (not written): gives its sequences back to
+ * its partition and moves the partition's later numbered batches, in flight or waiting, down by as many, as Kafka's
+ * TxnPartitionEntry.adjustSequencesDueToFailedBatch does, so that they follow the last batch written and the
+ * transaction can end without an epoch bump. A batch in flight comes back OUT_OF_ORDER_SEQUENCE_NUMBER and goes
+ * again with its new sequence (sequenceMoved). Only for a batch under the partition's id and epoch (after an epoch
+ * change the partition starts again at 0 anyway). Returns whether the sequences were given back.
  */
-export function giveBackSequences(b: Batch, records: number): boolean {
+export function adjustSequencesAfterFailedBatch(b: Batch, records: number): boolean {
   const pq = b.pq;
   if (b.baseSequence < 0 || b.producerId !== pq.producerId || b.producerEpoch !== pq.producerEpoch)
     return false;
-  if (pq.inFlight > 0 || pq.ready.some((x) => x.baseSequence >= 0)) return false;
-  if ((b.baseSequence + records) % (SEQUENCE_MAX + 1) !== pq.nextSequence) return false;
-  pq.nextSequence = b.baseSequence;
+  const modulus = SEQUENCE_MAX + 1;
+  // Distances from the failed batch's first sequence, so that a wrap past SEQUENCE_MAX orders them right.
+  const distance = (sequence: number): number => (sequence - b.baseSequence + modulus) % modulus;
+  const toNext = distance(pq.nextSequence);
+  assert.ok(toNext >= records, "the failed batch lies before the partition's next sequence");
+  pq.nextSequence = (pq.nextSequence - records + modulus) % modulus;
+  for (const later of [...pq.inFlight, ...pq.ready]) {
+    if (
+      later.baseSequence < 0 ||
+      later.producerId !== pq.producerId ||
+      later.producerEpoch !== pq.producerEpoch
+    )
+      continue;
+    const d = distance(later.baseSequence);
+    if (d === 0 || d >= toNext) continue;
+    later.baseSequence = (later.baseSequence - records + modulus) % modulus;
+    later.built = null;
+    later.sequenceMoved = true;
+  }
   return true;
 }

@@ -191,6 +191,7 @@ export class RecordAccumulator {
       producerEpoch: NO_PRODUCER_EPOCH,
       baseSequence: -1,
       attempts: 0,
+      sequenceMoved: false,
       retryAtMs: 0,
       lingerTimer: null,
       lingered: false,
@@ -265,16 +266,22 @@ export class RecordAccumulator {
     return { nextDueMs: next, expired };
   }
 
-  /** Takes every batch not in flight out of its queue, the open ones closed, and hands each to `fail`. */
-  abortUndrained(fail: (b: Batch) => void): void {
+  /**
+   * Takes every batch not in flight out of its queue, the open ones closed, and hands each to `fail`; those `keep`
+   * says stay in their queue, in order.
+   */
+  abortUndrained(keep: (b: Batch) => boolean, fail: (b: Batch) => void): void {
     for (const pq of this.queueList) {
-      const all = [...pq.ready.splice(0)];
-      if (pq.open !== null) {
-        all.push(pq.open);
-        this.closeBatch(pq.open, false);
-        pq.ready.length = 0;
+      const failed = pq.ready.filter((b) => !keep(b));
+      if (failed.length < pq.ready.length) pq.ready = pq.ready.filter(keep);
+      else pq.ready.length = 0;
+      const open = pq.open;
+      if (open !== null) {
+        this.closeBatch(open, false);
+        pq.ready.pop();
+        failed.push(open);
       }
-      for (const b of all) fail(b);
+      for (const b of failed) fail(b);
     }
   }
 

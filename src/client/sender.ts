@@ -31,9 +31,9 @@ import {
 } from './errors.js';
 import {
   acknowledge,
+  adjustSequencesAfterFailedBatch,
   type Batch,
   EPOCH_MAX,
-  giveBackSequences,
   isSequenceGap,
   mayMoveOn,
   numberBatch,
@@ -102,9 +102,9 @@ export class Sender {
   canSendNow(pq: PartitionQueue): boolean {
     return (
       !pq.blocked &&
-      pq.inFlight < this.settings.maxInFlightPerPartition &&
+      pq.inFlight.size < this.settings.maxInFlightPerPartition &&
       pq.ready.length === 0 &&
-      (pq.inFlight === 0 || !this.settings.idempotent || this.onCurrentEpoch(pq))
+      (pq.inFlight.size === 0 || !this.settings.idempotent || this.onCurrentEpoch(pq))
     );
   }
 
@@ -130,24 +130,25 @@ export class Sender {
   }
 
   /**
-   * A numbered batch failed for good: its sequences will never be filled, so later batches of its partition
-   * cannot follow under this epoch. As Kafka's idempotent producer does (KIP-360): the next epoch of the same
-   * producer id, or a new producer id once the epoch is exhausted. A batch of an epoch already left behind needs
-   * no bump: its partition starts again under the current one.
+   * A batch failed for good. In a transaction (Kafka's TransactionManager.handleFailedBatch): the transaction can
+   * no longer commit (abortable, or fatal when fenced), and the epoch is bumped by the coordinator after the abort
+   * (KIP-360) for any batch that fails while the transaction is open, numbered or not, an expired one never sent
+   * too (maybeTransitionToErrorState). While a commit or abort is under way Kafka asks for no bump; a batch the
+   * broker refused unwritten (`answered`) gives its sequences back and the partition's later batches move down
+   * (adjustSequencesAfterFailedBatch). A numbered batch whose fate is unknown (expired after it was sent, or refused
+   * by a sequence error) still asks for the bump then, as Kafka's unresolved sequences do (maybeResolveSequences).
+   * Idempotent without a transaction: its sequences will never be filled, so later batches of its partition
+   * cannot follow under this epoch; as Kafka's idempotent producer does, the next epoch of the same producer id,
+   * or a new producer id once the epoch is exhausted. A batch of an epoch already left behind needs no bump: its
+   * partition starts again under the current one.
    */
   private bumpEpochAfter(b: Batch, err: Error, records: number, answered: boolean): void {
     if (this.txn !== null) {
-      // In a transaction any record that fails breaks it (abortable, or fatal when fenced). The epoch is bumped
-      // by the coordinator after the abort (KIP-360), not here: the transaction's partitions carry this one.
-      // While a commit or abort is under way Kafka asks for no bump (maybeTransitionToErrorState skips it when
-      // isCompleting()) and gives the refused batch's sequences back instead (adjustSequencesDueToFailedBatch);
-      // here that is done when they can be given back whole, else the epoch is bumped so sequences stay sound.
-      const completing = this.txn.isCompleting;
-      if (b.baseSequence >= 0 && !(completing && answered && giveBackSequences(b, records))) {
-        this.txn.epochBumpRequired = true;
-      }
+      const givenBack = answered && adjustSequencesAfterFailedBatch(b, records);
+      if (!this.txn.isCompleting || (b.baseSequence >= 0 && !givenBack)) this.txn.epochBumpRequired = true;
       this.txn.fail(err);
-      if (this.txn.hasError) this.wake();
+      // Its later batches go again with their new sequences; and in an error state the unsent ones are failed.
+      this.wake();
       return;
     }
     if (!this.settings.idempotent || b.baseSequence < 0) return;
@@ -228,14 +229,16 @@ export class Sender {
   private drain(): void {
     const { idempotent, maxInFlightPerPartition } = this.settings;
     if (this.txn !== null) {
-      // Outside a transaction that may still commit, nothing more is sent: the batches not sent yet fail (Kafka's
+      // Outside a transaction that may still commit, the batches never numbered fail (Kafka's
       // abortUndrainedBatches), with the error that broke the transaction or, for an abort asked for, as aborted.
+      // Those numbered already (waiting for a retry) may have been written: they still go, so that their
+      // sequences are resolved and the abort needs no epoch bump; after a fatal error nothing goes.
       const state = this.txn.state;
       if (state !== 'IN_TRANSACTION' && state !== 'COMMITTING_TRANSACTION') {
         this.hooks.failUnsent(
           this.txn.lastError ?? new TransactionAbortedError('Failing batch since transaction was aborted'),
         );
-        return;
+        if (!this.sendsNumberedOnly()) return;
       }
       if (this.producerId < 0) return;
     } else if (idempotent && this.producerId < 0) {
@@ -251,10 +254,10 @@ export class Sender {
       const byLeader = new Map<number, Batch[]>();
       for (const pq of this.accumulator.queueList) {
         if (pq.blocked) {
-          if (pq.inFlight > 0) continue;
+          if (pq.inFlight.size > 0) continue;
           pq.blocked = false;
         }
-        if (pq.inFlight >= maxInFlightPerPartition) continue;
+        if (pq.inFlight.size >= maxInFlightPerPartition) continue;
         // A partition's batches go only once the coordinator has it in the transaction (AddPartitionsToTxn).
         if (this.txn !== null && pq.inTxn !== TXN_ADDED) continue;
         // A retry waits out its backoff, as in Kafka's accumulator: a broker that is down is not hammered.
@@ -282,7 +285,7 @@ export class Sender {
           continue;
         }
         const batch = pq.ready.shift()!;
-        pq.inFlight++;
+        pq.inFlight.add(batch);
         let list = byLeader.get(leader);
         if (list === undefined) byLeader.set(leader, (list = []));
         list.push(batch);
@@ -318,6 +321,7 @@ export class Sender {
   private build(batch: Batch): Buffer {
     const idempotent = this.settings.idempotent;
     if (idempotent && numberBatch(batch)) batch.built = null;
+    batch.sequenceMoved = false;
     if (batch.built === null) {
       batch.built = batch.writer.finish({
         compression: this.settings.compression,
@@ -341,7 +345,7 @@ export class Sender {
         list.push({ index: b.pq.partition, records: this.build(b) });
       } catch (err) {
         // Building fails only for a programming error or a codec failure; the batch cannot be sent.
-        b.pq.inFlight--;
+        b.pq.inFlight.delete(b);
         const records = b.onSuccess.length;
         this.settle(b, err as Error);
         this.bumpEpochAfter(b, err as Error, records, false);
@@ -398,9 +402,12 @@ export class Sender {
           retriable = true;
         } else if (sequenceError) {
           // Transactional: the epoch does not move during a transaction. A batch out of sequence behind an
-          // earlier one being retried goes again; lost producer state or a real gap fails it, which makes the
-          // transaction abortable and bumps the epoch after the abort (KIP-360), as Kafka's canRetry decides.
-          retriable = !this.isSequenceGap(b, p.errorCode);
+          // earlier one being retried goes again, as does one whose sequences moved down while it was out (an
+          // earlier batch was refused); lost producer state or a real gap fails it, which makes the transaction
+          // abortable and bumps the epoch after the abort (KIP-360), as Kafka's canRetry decides.
+          retriable =
+            (p.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER && b.sequenceMoved) ||
+            !this.isSequenceGap(b, p.errorCode);
         }
         this.onBatchError(b, err, retriable);
       }
@@ -417,7 +424,7 @@ export class Sender {
    */
   private splitAndRequeue(b: Batch, errorMessage: string | null): void {
     const pq = b.pq;
-    pq.inFlight--;
+    pq.inFlight.delete(b);
     const records = b.onSuccess.length;
     const parts = splitBatch(b, this.settings.batchSize, this.accumulator.bufferPool);
     this.accumulator.replaceWithParts(b, parts);
@@ -435,7 +442,7 @@ export class Sender {
 
   private succeed(b: Batch, baseOffset: number, logAppendTimeMs: number): void {
     const pq = b.pq;
-    pq.inFlight--;
+    pq.inFlight.delete(b);
     acknowledge(b);
     const topic = b.pq.topic;
     const partition = b.pq.partition;
@@ -482,7 +489,7 @@ export class Sender {
 
   private onBatchError(b: Batch, err: Error, retriable: boolean): void {
     const pq = b.pq;
-    pq.inFlight--;
+    pq.inFlight.delete(b);
     const deliveryTimeoutMs = this.settings.deliveryTimeoutMs;
     const expired = Date.now() - b.createdMs >= deliveryTimeoutMs;
     if (retriable && !expired && b.attempts <= this.settings.retries && !this.closed) {
@@ -509,13 +516,30 @@ export class Sender {
     this.accumulator.deallocate(b);
   }
 
-  /** Fails every batch not in flight (open ones included) with `err`. */
+  /**
+   * A transaction that can only be aborted (abortable error, or an abort under way) still sends its numbered
+   * batches, as Kafka's RecordAccumulator drains them; the unnumbered ones are failed (abortUndrained).
+   */
+  private sendsNumberedOnly(): boolean {
+    const state = this.txn?.state;
+    return !this.closed && (state === 'ABORTABLE_ERROR' || state === 'ABORTING_TRANSACTION');
+  }
+
+  /**
+   * Fails every batch not in flight (open ones included) with `err`, except, while a transaction is being
+   * aborted (sendsNumberedOnly), those already numbered: they wait for their retry and go, as in Kafka's
+   * abortUndrainedBatches, which fails only the batches without a sequence.
+   */
   abortUndrained(err: Error): void {
-    this.accumulator.abortUndrained((b) => {
-      // A batch that was sent, failed and waits for its retry may have been written: its sequences are spent.
-      if (this.txn !== null && b.baseSequence >= 0) this.txn.epochBumpRequired = true;
-      this.settle(b, err);
-    });
+    const keepNumbered = this.sendsNumberedOnly();
+    this.accumulator.abortUndrained(
+      (b) => keepNumbered && b.baseSequence >= 0,
+      (b) => {
+        // A batch that was sent, failed and waits for its retry may have been written: its sequences are spent.
+        if (this.txn !== null && b.baseSequence >= 0) this.txn.epochBumpRequired = true;
+        this.settle(b, err);
+      },
+    );
   }
 
   /** Stops retrying and expiring: the producer is closing for good. */

@@ -44,10 +44,10 @@ test('a partition moves to the producer epoch only with nothing of the old one i
 
   // The producer bumped its epoch while `second` is in flight: the partition waits for it.
   const bumped = toProducerEpoch(1);
-  pq.inFlight = 1;
+  pq.inFlight.add(second);
   assert.equal(mayMoveOn(pq, id, bumped), false);
   assert.equal(pq.producerEpoch, 0);
-  pq.inFlight = 0;
+  pq.inFlight.clear();
   assert.equal(mayMoveOn(pq, id, bumped), true);
   assert.equal(pq.producerEpoch, 1);
   assert.equal(pq.nextSequence, 0);
