@@ -225,7 +225,10 @@ const ALLOWED_FROM: Record<TransactionState, readonly TransactionState[]> = {
 
 export class TransactionManager {
   state: TransactionState = 'UNINITIALIZED';
-  /** The error that put the producer in ABORTABLE_ERROR or FATAL_ERROR. */
+  /**
+   * The latest error that put the producer in ABORTABLE_ERROR or FATAL_ERROR (Kafka's lastError): what the
+   * transaction's calls and its unsent records fail with.
+   */
   lastError: Error | null = null;
   producerId = -1;
   producerEpoch = -1;
@@ -268,8 +271,8 @@ export class TransactionManager {
       throw new ClientStateError(`Invalid transition attempted from state ${this.state} to state ${target}`);
     }
     if (target === 'ABORTABLE_ERROR' || target === 'FATAL_ERROR') {
-      // The first error is the one reported; later ones are its consequences.
-      if (this.lastError === null || target === 'FATAL_ERROR') this.lastError = error;
+      // Each error replaces the one before, as in Kafka's transitionTo: the latest is reported.
+      this.lastError = error;
     } else {
       this.lastError = null;
     }
@@ -295,10 +298,14 @@ export class TransactionManager {
       this.epochBumpRequired = true;
       this.producerIdMappingLost = true;
     }
-    if (this.state === 'IN_TRANSACTION' || this.state === 'COMMITTING_TRANSACTION') {
+    // In ABORTABLE_ERROR already, the new error becomes the one reported (Kafka's transitionToAbortableError).
+    if (
+      this.state === 'IN_TRANSACTION' ||
+      this.state === 'COMMITTING_TRANSACTION' ||
+      this.state === 'ABORTABLE_ERROR'
+    ) {
       this.transitionTo('ABORTABLE_ERROR', err);
     }
-    // In ABORTABLE_ERROR already: the first error is kept.
   }
 
   /** The error every call gets in FATAL_ERROR: of the fatal error's own code (fenced, say), as Kafka's is. */

@@ -6,12 +6,14 @@
 // - any batch that fails inside a transaction asks for an epoch bump (maybeTransitionToErrorState), one that
 //   expired before it was ever sent too;
 // - a batch the broker refused while the commit is under way gives its sequences back and the partition's later
-//   batches, in flight or waiting, move down to fill them (adjustSequencesDueToFailedBatch): no epoch bump.
+//   batches, in flight or waiting, move down to fill them (adjustSequencesDueToFailedBatch): no epoch bump;
+// - the error reported for the transaction is the latest one (TransactionManager.lastError).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
   DeliveryTimeoutError,
+  KafkaClientError,
   KafkaProtocolError,
   TransactionAbortedError,
 } from '../../src/client/errors.js';
@@ -26,6 +28,13 @@ import { batchesOf, produceAnswer, type SeenBatch, until } from '../helpers/prod
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'txn-abort-batches';
+
+/** A Produce answer with one error code per partition (NONE for the others). */
+function answerByPartition(request: ProduceRequest, codes: Record<number, number>): ProduceResponse {
+  const answer = produceAnswer(request, ErrorCode.NONE);
+  for (const t of answer.responses) for (const p of t.partitionResponses) p.errorCode = codes[p.index] ?? 0;
+  return answer;
+}
 
 describe('a transactional producer’s batches when the transaction cannot commit', () => {
   let broker: InProcessBroker;
@@ -219,5 +228,34 @@ describe('a transactional producer’s batches when the transaction cannot commi
       [['committed-2'], 2],
       'the partition goes on after the last batch written',
     );
+  });
+
+  it('the error a broken transaction reports is the latest one, as Kafka’s lastError', async () => {
+    reset();
+    const producer = await transactionalProducer('latest-error', { lingerMs: 60_000 });
+    onProduce = (request) =>
+      answerByPartition(request, { 0: ErrorCode.INVALID_RECORD, 1: ErrorCode.INVALID_TIMESTAMP });
+    producer.beginTransaction();
+    const r0 = producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('p0') });
+    const r1 = producer.send({ topic: TOPIC, partition: 1, value: Buffer.from('p1') });
+    r0.catch(() => {});
+    r1.catch(() => {});
+    await producer.flush();
+    await assert.rejects(
+      r0,
+      (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.INVALID_RECORD,
+    );
+    await assert.rejects(
+      r1,
+      (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.INVALID_TIMESTAMP,
+    );
+    assert.equal(producer.transactionState, 'ABORTABLE_ERROR');
+    await assert.rejects(producer.commitTransaction(), (e: Error) => {
+      assert.ok(e instanceof KafkaClientError);
+      const cause = e.cause as KafkaProtocolError;
+      assert.equal(cause.code, ErrorCode.INVALID_TIMESTAMP, 'the latest error, not the first');
+      return true;
+    });
+    await producer.abortTransaction();
   });
 });
