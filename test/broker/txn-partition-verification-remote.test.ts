@@ -1,7 +1,8 @@
 // KIP-890 verification when the partition's leader is not the transaction's coordinator (two brokers): the leader
 // asks the coordinator's broker with AddPartitionsToTxn v4 verifyOnly before it appends a producer's first
 // transactional batch; a partition the producer added is appended, one it did not add is answered INVALID_TXN_STATE
-// and stays empty. AddPartitionsToTxn v4 verifyOnly asked of the coordinator directly answers per partition.
+// (Produce v9) and stays empty. AddPartitionsToTxn v4 verifyOnly asked of the coordinator directly answers per
+// partition, TRANSACTION_ABORTABLE for one not added, as Kafka 3.9.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -158,7 +159,7 @@ describe('transaction verification with a coordinator on another broker', () => 
         ]),
         [
           [0, ErrorCode.NONE],
-          [1, ErrorCode.INVALID_TXN_STATE],
+          [1, ErrorCode.TRANSACTION_ABORTABLE],
         ],
       );
     } finally {

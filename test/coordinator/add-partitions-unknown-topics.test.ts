@@ -125,7 +125,7 @@ describe('AddPartitionsToTxn with partitions that do not exist', () => {
     const known = [{ name: TOPIC, partitions: [0] }];
     assert.deepEqual(
       await addV4(producer, true, known),
-      { [`${TOPIC}-0`]: E.INVALID_TXN_STATE },
+      { [`${TOPIC}-0`]: E.TRANSACTION_ABORTABLE },
       'not added',
     );
   });

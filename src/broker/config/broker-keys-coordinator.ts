@@ -283,7 +283,7 @@ export const COORDINATOR_KEYS = [
     'low',
     'Whether a partition leader checks with the transaction coordinator that a partition was added ' +
       'to the transaction before it appends transactional records there (KIP-890); a partition not added ' +
-      'is answered INVALID_TXN_STATE.',
+      'is answered TRANSACTION_ABORTABLE (Produce v11+) or INVALID_TXN_STATE (older producers).',
     {
       updateMode: 'cluster-wide',
       support: 'honoured',

@@ -107,7 +107,9 @@ export const produceHandler = defineHandler<ProduceRequest, ProduceResponse>({
         : hasTransactionalRecords(request);
     // KIP-890: partitions whose first transactional batch the coordinator says was not added to the transaction;
     // a coordinator on another broker answers later, and the appends wait for it.
-    const unverified = transactionalDenied ? null : verifyTransactionalProduce(context.services, request);
+    const unverified = transactionalDenied
+      ? null
+      : verifyTransactionalProduce(context.services, request, context.apiVersion);
     if (unverified instanceof Promise) {
       return unverified.then((remote) =>
         produce(context, request, transactionalDenied, remote.failures, remote.guards),

@@ -13,18 +13,24 @@
 // (Kafka's VerificationStateEntry, producer-state.ts): a transaction marker written while the coordinator answers
 // ends the guard, and the append that finds it gone is refused with INVALID_TXN_STATE instead of opening a
 // transaction that no marker would ever end.
-// A batch under an epoch the coordinator has left (it timed the transaction out, or a newer producer took the id) is
-// answered INVALID_PRODUCER_EPOCH where the coordinator says PRODUCER_FENCED: producers take it as abortable
-// (KIP-588), as Kafka's AddPartitionsToTxnManager converts it.
-// Coordinator trouble (loading, unavailable, unreachable) and a transaction being ended (CONCURRENT_TRANSACTIONS)
-// are answered NOT_ENOUGH_REPLICAS, which every producer retries, as Kafka converts them for produce.
+// The coordinator's answers are converted for the producer as Kafka 3.9's AddPartitionsToTxnManager and
+// ReplicaManager.appendRecords (postVerificationCallback) do:
+// - a partition not added (the coordinator's TRANSACTION_ABORTABLE) is TRANSACTION_ABORTABLE for Produce v11+,
+//   whose producers know it (KIP-890), and INVALID_TXN_STATE for older ones ("Partition was not added to the
+//   transaction");
+// - CLUSTER_AUTHORIZATION_FAILED for the whole request (this broker may not ask the coordinator) is not the
+//   producer's to see: INVALID_TXN_STATE, the verification did not complete;
+// - PRODUCER_FENCED (the coordinator has left the batch's epoch: it timed the transaction out, or a newer producer
+//   took the id) is INVALID_PRODUCER_EPOCH, which producers take as abortable (KIP-588);
+// - coordinator trouble (loading, unavailable, moved, unreachable) and a transaction being ended
+//   (CONCURRENT_TRANSACTIONS) are NOT_ENOUGH_REPLICAS, which every producer retries without a metadata refresh.
 //
 // Ownership: one connection per coordinator broker, made on first use and kept for the broker's life; closed by
 // closeTxnVerification() when the broker stops.
 
 import type { ProducerId } from '../../common/ids.js';
 import { TRANSACTION_STATE_TOPIC, tpKey } from '../../coordinator/transaction/transaction-coordinator.js';
-import { ErrorCode } from '../../protocol/errors.js';
+import { ErrorCode, errorName } from '../../protocol/errors.js';
 import type { ProduceRequest } from '../../protocol/messages/00-produce.js';
 import type { AddPartitionsToTxnResponse } from '../../protocol/messages/24-add-partitions-to-txn.js';
 import { BATCH_HEADER_BYTES, batchHeader, CURRENT_MAGIC } from '../../protocol/records/batch-header.js';
@@ -38,7 +44,8 @@ export const VERIFICATION_KEY = 'transaction.partition.verification.enable';
 /** A partition's verification failure: the error code and message its produce response carries. */
 export interface VerificationFailure {
   readonly errorCode: number;
-  readonly errorMessage: string;
+  /** Null where Kafka gives the error's own (no custom message in the response). */
+  readonly errorMessage: string | null;
 }
 
 /** What a partition's append must still find after a remote verification (producer-state.ts verifiedBy). */
@@ -59,33 +66,42 @@ function verificationEnabled(services: BrokerServices): boolean {
   return value === undefined || value.trim().toLowerCase() !== 'false';
 }
 
-/** What the produce handler answers for a coordinator's verification error. */
-function produceError(errorCode: number): VerificationFailure {
+/** The first Produce version whose producers handle TRANSACTION_ABORTABLE (Kafka's genericError, KIP-890). */
+const TRANSACTION_ABORTABLE_PRODUCE_VERSION = 11;
+
+/** What the produce handler answers for a coordinator's verification error, to a Produce of `produceVersion`. */
+function produceError(errorCode: number, produceVersion: number): VerificationFailure {
   switch (errorCode) {
+    case ErrorCode.TRANSACTION_ABORTABLE:
+      if (produceVersion >= TRANSACTION_ABORTABLE_PRODUCE_VERSION) return { errorCode, errorMessage: null };
+      return notAdded();
     case ErrorCode.INVALID_TXN_STATE:
-      return { errorCode, errorMessage: 'Partition was not added to the transaction' };
+      return notAdded();
     case ErrorCode.PRODUCER_FENCED:
-      // The coordinator moved to a later epoch (a timeout abort, a newer producer): producers expect
-      // INVALID_PRODUCER_EPOCH from a Produce, which leaves their transaction abortable (KIP-588), as Kafka's
-      // AddPartitionsToTxnManager answers it.
       return {
         errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
         errorMessage:
           'Producer attempted to produce with an old epoch (the transaction coordinator answered PRODUCER_FENCED)',
       };
+    case ErrorCode.CONCURRENT_TRANSACTIONS:
+    case ErrorCode.NETWORK_EXCEPTION:
     case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
     case ErrorCode.COORDINATOR_NOT_AVAILABLE:
-    case ErrorCode.CONCURRENT_TRANSACTIONS:
+    case ErrorCode.NOT_COORDINATOR:
       return {
         errorCode: ErrorCode.NOT_ENOUGH_REPLICAS,
-        errorMessage: `Unable to verify the partition has been added to the transaction (error ${errorCode})`,
+        errorMessage: `Unable to verify the partition has been added to the transaction. Underlying error: ${errorName(errorCode)}`,
       };
     default:
-      return {
-        errorCode,
-        errorMessage: `Unable to verify the partition has been added to the transaction (error ${errorCode})`,
-      };
+      return { errorCode, errorMessage: null };
   }
+}
+
+function notAdded(): VerificationFailure {
+  return {
+    errorCode: ErrorCode.INVALID_TXN_STATE,
+    errorMessage: 'Partition was not added to the transaction',
+  };
 }
 
 /** How long a leader waits for a remote coordinator's verification answer. */
@@ -150,8 +166,12 @@ async function verifyRemotely(
       VERIFY_TIMEOUT_MS,
     );
   } catch {
-    return all(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+    // Disconnected or timed out, Kafka's NETWORK_EXCEPTION.
+    return all(ErrorCode.NETWORK_EXCEPTION);
   }
+  // This broker may not ask (no CLUSTER_ACTION): the verification did not complete, which is not the producer's
+  // authorization error, as Kafka's AddPartitionsToTxnManager answers it.
+  if (response.errorCode === ErrorCode.CLUSTER_AUTHORIZATION_FAILED) return all(ErrorCode.INVALID_TXN_STATE);
   if (response.errorCode !== ErrorCode.NONE) return all(response.errorCode);
   for (const t of response.resultsByTransaction)
     for (const topic of t.topicResults)
@@ -167,6 +187,7 @@ async function verifyRemotely(
 function failuresOf(
   partitions: readonly { topic: string; partition: number }[],
   answers: ReadonlyMap<string, number>,
+  produceVersion: number,
 ): Map<string, VerificationFailure> | null {
   let failures: Map<string, VerificationFailure> | null = null;
   for (const p of partitions) {
@@ -174,7 +195,7 @@ function failuresOf(
     const errorCode = answers.get(key) ?? ErrorCode.NONE;
     if (errorCode === ErrorCode.NONE) continue;
     failures ??= new Map();
-    failures.set(key, produceError(errorCode));
+    failures.set(key, produceError(errorCode, produceVersion));
   }
   return failures;
 }
@@ -188,6 +209,7 @@ function failuresOf(
 export function verifyTransactionalProduce(
   services: BrokerServices,
   request: ProduceRequest,
+  produceVersion: number,
 ): Map<string, VerificationFailure> | null | Promise<RemoteVerification> {
   const transactionalId = request.transactionalId;
   if (transactionalId === null) return null;
@@ -222,7 +244,7 @@ export function verifyTransactionalProduce(
   const coordinatedHere = toVerify.every(
     (p) => answers.get(tpKey(p.topic, p.partition)) !== ErrorCode.NOT_COORDINATOR,
   );
-  if (coordinatedHere) return failuresOf(toVerify, answers);
+  if (coordinatedHere) return failuresOf(toVerify, answers, produceVersion);
   const guards = new Map<string, VerificationGuard>();
   const producerId = producer.producerId as ProducerId;
   for (const p of toVerify) {
@@ -234,7 +256,7 @@ export function verifyTransactionalProduce(
     });
   }
   return verifyRemotely(services, transactionalId, producer, toVerify).then((remote) => ({
-    failures: failuresOf(toVerify, remote),
+    failures: failuresOf(toVerify, remote, produceVersion),
     guards,
   }));
 }

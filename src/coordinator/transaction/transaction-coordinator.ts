@@ -662,9 +662,10 @@ export class TransactionCoordinator {
   /**
    * KIP-890 part 1 (AddPartitionsToTxn with verifyOnly, answered in process when a partition's leader is this
    * coordinator's broker): whether each partition was added to the producer's ongoing transaction. Per partition
-   * NONE or INVALID_TXN_STATE; for all of them the coordinator's errors (NOT_COORDINATOR when the id is coordinated
-   * elsewhere), the producer's (INVALID_PRODUCER_ID_MAPPING, PRODUCER_FENCED) or CONCURRENT_TRANSACTIONS while the
-   * transaction is being ended or changed. Synchronous: nothing changes between the answer and the caller's append.
+   * NONE or TRANSACTION_ABORTABLE, as Kafka 3.9's handleVerifyPartitionsInTransaction answers (the leader converts
+   * it for producers that predate it, produce-txn-verification.ts); for all of them the coordinator's errors
+   * (NOT_COORDINATOR when the id is coordinated elsewhere), the producer's (INVALID_PRODUCER_ID_MAPPING,
+   * PRODUCER_FENCED) or CONCURRENT_TRANSACTIONS while the transaction is being ended or changed. Synchronous: nothing changes between the answer and the caller's append.
    */
   verifyPartitions(
     transactionalId: string,
@@ -682,7 +683,7 @@ export class TransactionCoordinator {
     for (const p of partitions) {
       const key = tpKey(p.topic, p.partition);
       const added = m.state === TxnState.Ongoing && m.partitions.has(key);
-      result.set(key, added ? ErrorCode.NONE : ErrorCode.INVALID_TXN_STATE);
+      result.set(key, added ? ErrorCode.NONE : ErrorCode.TRANSACTION_ABORTABLE);
     }
     return result;
   }
