@@ -30,6 +30,9 @@ export interface SeenBatch {
   producerId: number;
   epoch: number;
   baseSequence: number;
+  /** The codec of its records (batch attributes, low 3 bits: 0 none). */
+  compression: number;
+  transactional: boolean;
   values: string[];
 }
 
@@ -58,6 +61,8 @@ export function batchesOf(request: ProduceRequest): SeenBatch[] {
         producerId: batchHeader.producerId(records, 0),
         epoch: batchHeader.producerEpoch(records, 0),
         baseSequence: batchHeader.baseSequence(records, 0),
+        compression: batchHeader.attributes(records, 0) & 0x07,
+        transactional: batchHeader.isTransactional(records, 0),
         values: [...readRecords(records, 0)].map((r) => r.value!.toString()),
       });
     }
