@@ -1,6 +1,7 @@
 // What DynamicConfig tries again, and what it leaves for the next change, with a real ZooKeeper behind a broker:
 // - the client quotas read in full at start, denied (NOAUTH) and then allowed, apply without a restart, as Kafka's
 //   ZkConfigManager.startup reads them through a client that retries until it gets an answer;
+// - one client quota entity whose document is refused (a value that is not a string) leaves the others applied;
 // - a topic config node with a value that is not a string changes nothing (Kafka's ConfigEntityZNode.decode throws
 //   on `to[String]`, the notification is logged and dropped), and the next change of the topic applies;
 // - so does a dynamic broker config read before the logs load: there the start fails, as Kafka's does;
@@ -126,6 +127,36 @@ describe('dynamic config retries', () => {
       }
     } finally {
       await zooKeeperCall((done) => tool!.setACL(clients, ACL_OPEN, -1, done)).catch(() => {});
+      await broker?.stop();
+    }
+  });
+
+  it('a client quota document with a value that is not a string leaves the other entities applied at start', async () => {
+    // Kafka applies each entity on its own (ConfigHandler.processConfigChanges per entity); before, the one refused
+    // document failed the whole reload, retried every 10 s at most and never applied, so no quota held.
+    const clients = `${CONFIG_PATH}/clients`;
+    const good = Buffer.from(encodeEntityConfig({ producer_byte_rate: '100' }));
+    const bad = Buffer.from('{"version":1,"config":{"producer_byte_rate":100}}');
+    await zooKeeperCall((done) => tool!.mkdirp(`${clients}/held`, good, done));
+    await zooKeeperCall((done) => tool!.mkdirp(`${clients}/refused`, bad, done));
+    let broker: InProcessBroker | undefined;
+    try {
+      broker = await startInProcessBroker({
+        'zookeeper.connect': zooKeeper.connect,
+        'quota.window.num': 2,
+      });
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, 'quota-refused', { numPartitions: 1, replicationFactor: 1 });
+      } finally {
+        client.close();
+      }
+      await sleep(500); // a retry of the reload, if one were pending, comes after 100 ms
+      assert.ok((await produceThrottleMs(broker, 'held', 'quota-refused')) > 0, 'the good quota holds');
+      assert.equal(await produceThrottleMs(broker, 'refused', 'quota-refused'), 0);
+    } finally {
+      await zooKeeperCall((done) => tool!.remove(`${clients}/refused`, -1, done)).catch(() => {});
+      await zooKeeperCall((done) => tool!.remove(`${clients}/held`, -1, done)).catch(() => {});
       await broker?.stop();
     }
   });

@@ -12,6 +12,16 @@ export interface EntityConfigs {
   readonly configs: Map<string, string>;
 }
 
+/**
+ * Every entity read, and apart those whose document was refused: it holds a value that is not a string, which
+ * Kafka's ConfigEntityZNode.decode refuses by throwing (see EntityRead). Each caller decides what a refused entity
+ * means for it: a describe fails, as Kafka's fetchAllEntityConfigs does; a reload keeps that entity as it was.
+ */
+export interface StoredEntities {
+  readonly read: EntityConfigs[];
+  readonly refused: QuotaEntity[];
+}
+
 export class ClientQuotaStore {
   constructor(
     private readonly store: CoordinationStore,
@@ -48,8 +58,8 @@ export class ClientQuotaStore {
    * Every user, user and client id, client id and IP entity in the store, with its configs; null when any of
    * them could not be read (a partial answer would read as quotas removed).
    */
-  async all(): Promise<EntityConfigs[] | null> {
-    const out: EntityConfigs[] = [];
+  async all(): Promise<StoredEntities | null> {
+    const out: StoredEntities = { read: [], refused: [] };
     const users = await this.childrenOf(`${CONFIG_PATH}/users`);
     if (users === null) return null;
     for (const u of users) {
@@ -68,13 +78,14 @@ export class ClientQuotaStore {
     }
     const ips = await this.ips();
     if (ips === null) return null;
-    out.push(...ips);
+    out.read.push(...ips.read);
+    out.refused.push(...ips.refused);
     return out;
   }
 
   /** Every IP entity (KIP-612) with its configs; null when any could not be read. */
-  async ips(): Promise<EntityConfigs[] | null> {
-    const out: EntityConfigs[] = [];
+  async ips(): Promise<StoredEntities | null> {
+    const out: StoredEntities = { read: [], refused: [] };
     const names = await this.childrenOf(`${CONFIG_PATH}/ips`);
     if (names === null) return null;
     for (const name of names) {
@@ -84,11 +95,12 @@ export class ClientQuotaStore {
     return out;
   }
 
-  private async add(out: EntityConfigs[], entity: QuotaEntity): Promise<boolean> {
-    const configs = await this.read(entity);
-    if (configs === null) return false;
-    out.push({ entity, configs });
-    return true;
+  /** Adds the entity to `out`, read or refused; false when the store could not answer. */
+  private async add(out: StoredEntities, entity: QuotaEntity): Promise<boolean> {
+    const read = await this.readForChange(entity);
+    if (read.ok) out.read.push({ entity, configs: read.configs });
+    else if (!read.retry) out.refused.push(entity);
+    return read.ok || !read.retry;
   }
 
   /** The entity names under `path`: none when it does not exist, null when the store cannot tell. */

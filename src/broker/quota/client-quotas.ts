@@ -92,10 +92,16 @@ export class ClientQuotas implements ConfigEntityListener {
       this.logger.warn('reading the client quotas failed: keeping the current ones, trying again');
       return false;
     }
-    for (const { entity, configs } of all) {
+    for (const { entity, configs } of all.read) {
       if (entity.ip !== undefined) continue; // IP entities are IpConnectionQuotas' (ip-quotas.ts)
       seen.add(entityKey(entity.user, entity.clientId));
       this.apply(entity, configs);
+    }
+    // Each entity on its own, as Kafka applies each config change: a refused document (its error is in the log)
+    // keeps that entity's quotas as they are, and neither stops the others nor makes the reload fail, which would
+    // retry it forever while every other quota stayed unapplied.
+    for (const entity of all.refused) {
+      if (entity.ip === undefined) seen.add(entityKey(entity.user, entity.clientId));
     }
     for (const [k, entity] of [...this.known]) if (!seen.has(k)) this.apply(entity, new Map());
     return true;

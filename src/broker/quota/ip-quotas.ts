@@ -103,10 +103,12 @@ export class IpConnectionQuotas implements ConfigEntityListener {
       );
       return false;
     }
-    for (const { entity, configs } of ips) {
+    for (const { entity, configs } of ips.read) {
       seen.add(entity.ip ?? null);
       this.apply(entity, configs);
     }
+    // A refused document keeps that address's quota as it is, and the others apply (see ClientQuotas.reloadAll).
+    for (const entity of ips.refused) seen.add(entity.ip ?? null);
     for (const ip of [...this.bounds.keys()]) {
       if (!seen.has(ip)) this.apply({ user: undefined, clientId: undefined, ip }, new Map());
     }

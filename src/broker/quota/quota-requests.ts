@@ -206,8 +206,9 @@ export async function describeQuotas(
 ): Promise<DescribedQuotas[] | null> {
   const out: DescribedQuotas[] = [];
   const all = await store.all();
-  if (all === null) return null;
-  for (const { entity, configs } of all) {
+  // As Kafka's fetchAllEntityConfigs, whose decode throws on a value that is not a string: no partial answer.
+  if (all === null || all.refused.length > 0) return null;
+  for (const { entity, configs } of all.read) {
     if (!matches(filter.user, entity.user, filter.strict)) continue;
     if (!matches(filter.clientId, entity.clientId, filter.strict)) continue;
     if (!matches(filter.ip, entity.ip, filter.strict)) continue;
