@@ -15,7 +15,6 @@ import {
   configChangeCreatePath,
   DEFAULT_BROKER_ENTITY,
   decodeConfigChange,
-  decodeEntityConfig,
   decodeEntityConfigAsBroker,
   encodeConfigChange,
   encodeEntityConfig,
@@ -42,6 +41,12 @@ const RETRY_MAX_MS = 10_000;
 export type EntityRead =
   | { readonly ok: true; readonly configs: Map<string, string> }
   | { readonly ok: false; readonly retry: boolean };
+
+/**
+ * A config document read to be edited: its configs; or `unreadable` (the store could not answer), or `refused` (a
+ * value that is not a string, which Kafka's ConfigEntityZNode.decode refuses by throwing).
+ */
+export type StoredConfig = Map<string, string> | 'unreadable' | 'refused';
 
 interface DynamicBrokerLayers {
   readonly dynamicBroker: Map<string, string>;
@@ -135,30 +140,34 @@ export class DynamicConfig {
   }
 
   /**
-   * A topic's overrides as the store holds them now, or null when the store cannot tell (unreachable, or data
-   * that does not decode). IncrementalAlterConfigs edits these, as Kafka's ZkAdminManager edits what it reads from
-   * ZooKeeper: the overrides that notifications have brought so far miss a change just made through another
-   * broker, and editing them would write that change away.
+   * A topic's overrides as the store holds them now. IncrementalAlterConfigs edits these, as Kafka's ZkAdminManager
+   * edits what it reads from ZooKeeper: the overrides that notifications have brought so far miss a change just
+   * made through another broker, and editing them would write that change away.
    */
-  storedTopicConfig(topic: string): Promise<Map<string, string> | null> {
+  storedTopicConfig(topic: string): Promise<StoredConfig> {
     return this.readStored(topicConfigPath(topic));
   }
 
   /** As storedTopicConfig, for this broker's (perBroker) or the cluster default's layer; passwords decoded. */
-  async storedBrokerConfig(perBroker: boolean): Promise<Map<string, string> | null> {
+  async storedBrokerConfig(perBroker: boolean): Promise<StoredConfig> {
     const stored = await this.readStored(
       brokerConfigPath(perBroker ? (this.brokerId as BrokerId) : DEFAULT_BROKER_ENTITY),
     );
-    return stored === null ? null : this.passwords(stored, 'decode');
+    return stored instanceof Map ? this.passwords(stored, 'decode') : stored;
   }
 
-  private async readStored(path: string): Promise<Map<string, string> | null> {
+  /**
+   * The document decoded as Kafka's fetchEntityConfig decodes it (ConfigEntityZNode.decode): data that is not a
+   * JSON object holds no configs, so the edit writes over it, as Kafka's does; a value that is not a string is
+   * refused, as decode throws there.
+   */
+  private async readStored(path: string): Promise<StoredConfig> {
     const node = await this.store.get(path);
-    if (!node.ok) return node.code === 'NONODE' ? new Map() : null;
-    // Strict: data that does not decode is not taken for no overrides, which an edit would then write over.
-    if (node.value.data.length === 0) return new Map();
-    const decoded = decodeEntityConfig(node.value.data);
-    return decoded.ok ? new Map(Object.entries(decoded.value)) : null;
+    if (!node.ok) return node.code === 'NONODE' ? new Map() : 'unreadable';
+    const config = entityConfigOf(node.value.data);
+    if (!(config instanceof Error)) return config;
+    this.logger.error(`refusing to edit the config at ${path}: ${config.message}`);
+    return 'refused';
   }
 
   /** Writes a topic's complete overrides and notifies every broker. Returns false when the store refused. */

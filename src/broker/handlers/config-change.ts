@@ -145,8 +145,8 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
         continue;
       }
       const stored = validation.editsStored ? await dynamicConfig.storedTopicConfig(topic) : new Map();
-      if (stored === null) {
-        respond(ErrorCode.UNKNOWN_SERVER_ERROR, STORE_UNREADABLE);
+      if (!(stored instanceof Map)) {
+        respond(ErrorCode.UNKNOWN_SERVER_ERROR, storedRefusalMessage(stored));
         continue;
       }
       checked = validation.topic(topic, resource.configs, layers, stored);
@@ -160,8 +160,8 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
       const edited = validation.editsStored
         ? await storedLayers(dynamicConfig, layers, target.perBroker)
         : layers;
-      if (edited === null) {
-        respond(ErrorCode.UNKNOWN_SERVER_ERROR, STORE_UNREADABLE);
+      if ('failed' in edited) {
+        respond(ErrorCode.UNKNOWN_SERVER_ERROR, storedRefusalMessage(edited.failed));
         continue;
       }
       checked = validation.broker(resource.configs, target.perBroker, edited, resource.resourceName);
@@ -185,7 +185,13 @@ export async function alterConfigResources<Entry extends ConfigEntry>(
   return responses;
 }
 
-const STORE_UNREADABLE = 'the coordination store could not be read';
+/**
+ * The message of an edit whose stored document could not be used. A refused one (a value that is not a string)
+ * has none: Kafka answers the exception its decode throws as UNKNOWN_SERVER_ERROR, whose message it never sends.
+ */
+function storedRefusalMessage(failed: 'unreadable' | 'refused'): string | null {
+  return failed === 'unreadable' ? 'the coordination store could not be read' : null;
+}
 
 /** A resource's identity as Kafka compares them: its type and its name as given (so "" and "0" differ). */
 function resourceKey(resource: ConfigResource<ConfigEntry>): string {
@@ -209,8 +215,8 @@ async function storedLayers(
   dynamicConfig: DynamicConfig,
   layers: BrokerConfigLayers,
   perBroker: boolean,
-): Promise<BrokerConfigLayers | null> {
+): Promise<BrokerConfigLayers | { failed: 'unreadable' | 'refused' }> {
   const stored = await dynamicConfig.storedBrokerConfig(perBroker);
-  if (stored === null) return null;
+  if (!(stored instanceof Map)) return { failed: stored };
   return perBroker ? { ...layers, dynamicBroker: stored } : { ...layers, dynamicDefault: stored };
 }
