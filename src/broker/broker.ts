@@ -1242,28 +1242,37 @@ export class Broker {
   /**
    * Registers this broker. A broker restarted quickly after a crash finds its previous session's registration
    * still there until ZooKeeper expires that session; it waits for that (bounded by the session timeout) rather
-   * than failing to start. A session lost meanwhile (CONNECTIONLOSS, SESSIONEXPIRED) is waited for too, as
-   * Kafka's ZooKeeper client waits for its session: log recovery runs on the event loop and can outlast the session
-   * the broker opened to read the cluster id (a slow disk, many logs after an unclean shutdown), and the broker
-   * must not fail to start because of it. The session renews itself (RenewableSession) and the next attempt uses
-   * the new one; an attempt whose ephemeral node the old session did create finds it as its own (registerBroker).
+   * than failing to start. A session lost meanwhile (CONNECTIONLOSS, SESSIONEXPIRED) is waited for without a bound,
+   * until the broker stops, as Kafka's KafkaZkClient sends the persistent paths' creates and the registration again
+   * until connected (retryRequestsUntilConnected), on a new session once the old one expired: ZooKeeper briefly
+   * unreachable, or log recovery on the event loop outlasting the session the broker opened to read the cluster id,
+   * must not fail the start. The session renews itself (RenewableSession) and the next attempt uses the new one; an
+   * attempt whose ephemeral node the old session did create finds it as its own (registerBroker).
    */
   private async register(store: CoordinationStore, registration: BrokerRegistration) {
     const { config, logger } = this.options;
     const waitMaxMs = config.zookeeperSessionTimeoutMs * 2 + config.zookeeperConnectionTimeoutMs;
-    const started = Date.now();
+    /** Since when the previous registration has been found (NODEEXISTS): only that wait is bounded. */
+    let foundSinceMs: number | null = null;
+    let lastCode: string | undefined;
     for (;;) {
       const registered = await registerBroker(store, registration);
       if (registered.ok) return registered;
       const sessionLost = registered.code === 'CONNECTIONLOSS' || registered.code === 'SESSIONEXPIRED';
       if (registered.code !== 'NODEEXISTS' && !sessionLost) return registered;
+      foundSinceMs = sessionLost ? null : (foundSinceMs ?? Date.now());
       // A stop during start-up does not wait.
-      if (this.stopping !== null || Date.now() - started > waitMaxMs) return registered;
-      logger.info(
-        sessionLost
-          ? `registration of broker ${this.brokerId} failed (${registered.reason}: ${registered.code}); retrying on the renewed session`
-          : `waiting for the previous registration of broker ${this.brokerId} to expire`,
-      );
+      if (this.stopping !== null || (foundSinceMs !== null && Date.now() - foundSinceMs > waitMaxMs))
+        return registered;
+      // One line per cause: a ZooKeeper outage may last long, and each attempt is answered within the request timeout.
+      if (registered.code !== lastCode) {
+        logger.info(
+          sessionLost
+            ? `registration of broker ${this.brokerId} failed (${registered.reason}: ${registered.code}); retrying until ZooKeeper answers`
+            : `waiting for the previous registration of broker ${this.brokerId} to expire`,
+        );
+      }
+      lastCode = registered.code;
       await new Promise((r) => setTimeout(r, REGISTRATION_RETRY_MS));
     }
   }

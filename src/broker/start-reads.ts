@@ -1,12 +1,16 @@
 // The coordination store as the broker's start reads it (the cluster id, the overrides of the topics with logs on
-// disk, the dynamic broker configs): a node read that answers CONNECTIONLOSS or SESSIONEXPIRED is sent again until
+// disk, the dynamic broker configs) and makes the persistent paths: a request that answers CONNECTIONLOSS or SESSIONEXPIRED is sent again until
 // it gets an answer, so a ZooKeeper outage during the start delays the start instead of failing it. Kafka does the
 // same: every KafkaZkClient read goes through retryRequestsUntilConnected, which waits without a bound
 // (ZooKeeperClient.waitUntilConnected) for the connection to come back; only the first connection is bounded, by
 // zookeeper.connection.timeout.ms. A session that expired meanwhile is renewed by RenewableSession, and the read
 // is sent on the new one. A stop during the start ends the wait, with the last answer.
 //
-// Reads only: writes keep answering CONNECTIONLOSS, whose effect is unknown and which their callers read back.
+// Persistent creates (Kafka's persistent paths, the cluster id) are sent again too, as Kafka's createRecursive and
+// makeSurePersistentPathExists go through retryRequestsUntilConnected: one whose first try did land answers
+// NODEEXISTS, which every caller takes as the node being there (ensurePath; the cluster id's create reads the id
+// back). Other writes keep answering CONNECTIONLOSS, whose effect is unknown and which their callers read back: a
+// sequential create sent again would make a second node, an ephemeral one belongs to register()'s own retries.
 
 import type { Logger } from '../common/logger.js';
 import type {
@@ -62,7 +66,8 @@ export class StartReads implements CoordinationStore {
   }
 
   create(path: string, data: Uint8Array, mode?: CreateMode): Promise<StoreResult<string>> {
-    return this.store.create(path, data, mode);
+    if (mode !== undefined && mode !== 'persistent') return this.store.create(path, data, mode);
+    return this.untilAnswered(path, () => this.store.create(path, data, mode));
   }
 
   set(path: string, data: Uint8Array, expectedVersion: number): Promise<StoreResult<Stat>> {
@@ -96,7 +101,7 @@ export class StartReads implements CoordinationStore {
       }
       if (!this.waiting) {
         this.waiting = true;
-        this.logger.warn(`reading ${path} at start failed (${result.code}): waiting for ZooKeeper`);
+        this.logger.warn(`${path} at start failed (${result.code}): waiting for ZooKeeper`);
       }
       await new Promise((r) => setTimeout(r, READ_RETRY_MS));
     }

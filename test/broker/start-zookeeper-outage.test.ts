@@ -3,7 +3,8 @@
 // for ZooKeeper and goes on with what it reads then, as Kafka's KafkaZkClient.retryRequestsUntilConnected waits
 // without a bound. Before, the read answered CONNECTIONLOSS and the start failed. The server is killed (kill -9)
 // when the broker sends the read, and started again on the same port and data 3 s later. A stop while the start
-// waits ends the wait.
+// waits ends the wait. The same outage while the broker creates Kafka's persistent paths, or registers, is waited
+// for as well (Kafka's createRecursive and registerBroker retry until connected), and the broker registers.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,11 +16,15 @@ import { Broker } from '../../src/broker/broker.js';
 import { RenewableSession } from '../../src/broker/cluster/renewable-session.js';
 import { loadBrokerConfig } from '../../src/broker/config/load-broker-config.js';
 import { systemClock } from '../../src/common/clock.js';
+import type { BrokerId } from '../../src/common/ids.js';
 import { silentLogger } from '../../src/common/logger.js';
+import type { CreateMode } from '../../src/controller/store/store.js';
 import {
   brokerConfigPath,
+  brokerPath,
   DEFAULT_BROKER_ENTITY,
   encodeEntityConfig,
+  PERSISTENT_PATHS,
   topicConfigPath,
 } from '../../src/controller/zk-layout/index.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -52,7 +57,7 @@ async function describedValue(broker: InProcessBroker, topic: string, key: strin
 describe('a ZooKeeper outage during the start reads', () => {
   let zooKeeper: TestZooKeeper;
   let tool: zk.Client | undefined;
-  const { get } = RenewableSession.prototype;
+  const { get, create } = RenewableSession.prototype;
 
   before(async () => {
     zooKeeper = await startTestZooKeeper();
@@ -60,6 +65,7 @@ describe('a ZooKeeper outage during the start reads', () => {
   });
   after(async () => {
     RenewableSession.prototype.get = get;
+    RenewableSession.prototype.create = create;
     tool?.close();
     await zooKeeper?.stop();
   });
@@ -149,6 +155,71 @@ describe('a ZooKeeper outage during the start reads', () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
+  /** Kills ZooKeeper when the broker first creates `path` (in `mode`), and starts it again `outageMs` later. */
+  function outageAtCreate(path: string, mode: CreateMode, outageMs: number): { restarted: Promise<void> } {
+    let restarted: Promise<void> = Promise.resolve();
+    let done = false;
+    RenewableSession.prototype.create = async function (this: RenewableSession, p, data, m) {
+      if (p === path && (m ?? 'persistent') === mode && !done) {
+        done = true;
+        await zooKeeper.kill();
+        restarted = new Promise((r) => setTimeout(r, outageMs)).then(() => zooKeeper.restart());
+      }
+      return create.call(this, p, data, m);
+    };
+    return {
+      get restarted() {
+        return restarted;
+      },
+    };
+  }
+
+  /** Starts a broker through an outage, and answers whether it registered: its node, and a topic it can create. */
+  async function startsAndRegisters(outage: { restarted: Promise<void> }): Promise<void> {
+    let broker: InProcessBroker | undefined;
+    try {
+      try {
+        broker = await startInProcessBroker({ 'zookeeper.connect': zooKeeper.connect, ...settings });
+      } finally {
+        RenewableSession.prototype.create = create;
+        await outage.restarted;
+      }
+      // A new client: the test's own session may have expired during the outage, and an expired one never answers.
+      const fresh = await connectedZooKeeperTool(zooKeeper.connect);
+      try {
+        const registered = await new Promise<boolean>((resolve, reject) =>
+          fresh.exists(brokerPath(0 as BrokerId), (error, stat) => (error ? reject(error) : resolve(!!stat))),
+        );
+        assert.ok(registered, 'the broker is registered');
+      } finally {
+        fresh.close();
+      }
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, `after-create-outage-${Date.now()}`, {
+          numPartitions: 1,
+          replicationFactor: 1,
+        });
+      } finally {
+        client.close();
+      }
+    } finally {
+      await broker?.stop();
+    }
+  }
+
+  it('waits while it creates the persistent paths, and registers once ZooKeeper is back', async () => {
+    // Kafka: makeSurePersistentPathExists goes through retryRequestsUntilConnected. Before, the create answered
+    // CONNECTIONLOSS after the request timeout and the start failed.
+    await startsAndRegisters(outageAtCreate(PERSISTENT_PATHS[0]!, 'persistent', OUTAGE_MS));
+  });
+
+  it('waits while it registers, past the session and connection timeouts, and registers once ZooKeeper is back', async () => {
+    // Kafka: registerBroker's create goes through retryRequestsUntilConnected. Before, the registration gave up after
+    // 2 x zookeeper.session.timeout.ms + zookeeper.connection.timeout.ms (3 s here).
+    await startsAndRegisters(outageAtCreate(brokerPath(0 as BrokerId), 'ephemeral', 2 * OUTAGE_MS));
+  });
+
   it('a stop while it waits ends the wait: the start fails and the stop completes', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'brook-test-'));
     let killed = false;
