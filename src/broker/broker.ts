@@ -620,7 +620,13 @@ export class Broker {
     );
     dynamicConfig.addListener(this.ipQuotas);
     await dynamicConfig.start();
-    const controllerRequests = new ControllerRequests(store, metadata, replicas, topicConfigs);
+    const controllerRequests = new ControllerRequests(
+      store,
+      metadata,
+      replicas,
+      topicConfigs,
+      logger.child('controller-requests'),
+    );
     controllerRequests.brokerEpoch = this.brokerEpoch;
     this.controllerRequests = controllerRequests;
     this.fetchers = new ReplicaFetchers(

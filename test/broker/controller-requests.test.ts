@@ -132,6 +132,47 @@ test('a topic config read that fails keeps the overrides known, or fails the req
   store.close();
 });
 
+// A config document with a value that is not a string: Kafka's ConfigEntityZNode.decode throws, in createLog for a
+// LeaderAndIsr (the whole request fails, UNKNOWN_SERVER_ERROR, which its controller logs and does not send again);
+// its UpdateMetadata reads no config. Before, the document counted as no overrides (a compacted topic on delete).
+test('a topic config document refused keeps the overrides known, or fails a LeaderAndIsr without a retry', async () => {
+  const store = InProcessStore.open({ dataDir: null });
+  const session = store.openSession();
+  for (const topic of ['t', 'u']) {
+    const path = topicConfigPath(topic);
+    assert.ok((await ensurePath(session, path.slice(0, path.lastIndexOf('/')))).ok);
+    assert.ok((await session.create(path, encodeEntityConfig({ 'cleanup.policy': 'compact' }))).ok);
+  }
+  const topicConfigs = new TopicConfigs(staticOnly(new Map()));
+  const applied: LeaderAndIsrRequest[] = [];
+  const replicas = {
+    becomeLeaderOrFollower(request: LeaderAndIsrRequest) {
+      applied.push(request);
+      return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
+    },
+    whenLogsDurable: () => Promise.resolve(),
+    refreshSettings: () => {},
+    deleteStrayReplicas: () => [],
+  } as unknown as ReplicaManager;
+  const metadata = new MetadataCache('cluster');
+  const requests = new ControllerRequests(session, metadata, replicas, topicConfigs);
+  assert.equal((await requests.leaderAndIsr(leaderAndIsr('t'))).errorCode, ErrorCode.NONE);
+
+  const bad = new TextEncoder().encode('{"version":1,"config":{"cleanup.policy":"delete","retention.ms":1}}');
+  for (const topic of ['t', 'u']) assert.ok((await session.set(topicConfigPath(topic), bad, -1)).ok);
+  assert.equal((await requests.leaderAndIsr(leaderAndIsr('t'))).errorCode, ErrorCode.NONE);
+  assert.deepEqual(Object.fromEntries(topicConfigs.overridesFor('t')), { 'cleanup.policy': 'compact' });
+  assert.equal(applied.length, 2);
+
+  const refused = await requests.leaderAndIsr(leaderAndIsr('u'));
+  assert.equal(refused.errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
+  assert.equal(applied.length, 2);
+  assert.equal(topicConfigs.hasOverrides('u'), false);
+  assert.equal((await requests.updateMetadata(updateMetadata('u', 1))).errorCode, ErrorCode.NONE);
+  await session.close();
+  store.close();
+});
+
 function updateMetadata(topic: string, leader: number): UpdateMetadataRequest {
   return {
     controllerId: 1,

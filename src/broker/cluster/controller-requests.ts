@@ -6,6 +6,7 @@
 // older than this broker's registration comes from a controller that has not seen the restart and is refused
 // with STALE_BROKER_EPOCH, as Kafka does.
 
+import { type Logger, silentLogger } from '../../common/logger.js';
 import type { CoordinationStore } from '../../controller/store/store.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { LeaderAndIsrRequest, LeaderAndIsrResponse } from '../../protocol/messages/04-leader-and-isr.js';
@@ -42,14 +43,21 @@ export class ControllerRequests {
     private readonly metadata: MetadataCache,
     private readonly replicas: ReplicaManager,
     private readonly topicConfigs: TopicConfigs,
+    private readonly logger: Logger = silentLogger,
   ) {}
 
   async leaderAndIsr(request: LeaderAndIsrRequest): Promise<LeaderAndIsrResponse> {
     if (this.isStale(request.brokerEpoch)) {
       return { errorCode: ErrorCode.STALE_BROKER_EPOCH, partitionErrors: [], topics: [] };
     }
-    if (!(await this.loadConfigs(topicsOf(request)))) {
+    const loaded = await this.loadConfigs(topicsOf(request));
+    if (loaded === 'unread') {
       return { errorCode: ErrorCode.REQUEST_TIMED_OUT, partitionErrors: [], topics: [] };
+    }
+    // As Kafka, whose createLog reads the topic's config and throws from its decode: the whole request fails, and
+    // the controller logs the error and does not send it again (not retriable).
+    if (loaded === 'refused') {
+      return { errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, partitionErrors: [], topics: [] };
     }
     const response = this.replicas.becomeLeaderOrFollower(request);
     this.onReplicasChanged([
@@ -67,7 +75,8 @@ export class ControllerRequests {
   async updateMetadata(request: UpdateMetadataRequest): Promise<UpdateMetadataResponse> {
     if (this.isStale(request.brokerEpoch)) return { errorCode: ErrorCode.STALE_BROKER_EPOCH };
     const fresh = [...topicsOf(request)].filter((t) => this.metadata.topic(t) === undefined);
-    if (!(await this.loadConfigs(fresh))) return { errorCode: ErrorCode.REQUEST_TIMED_OUT };
+    // A refused config document does not stop the metadata: Kafka's UpdateMetadata reads no topic config.
+    if ((await this.loadConfigs(fresh)) === 'unread') return { errorCode: ErrorCode.REQUEST_TIMED_OUT };
     const deleted = deletedPartitionsOf(request).filter((p) => this.metadata.topic(p.topic) !== undefined);
     const applied = this.metadata.applyUpdateMetadata(request, new Map());
     if (applied) {
@@ -92,19 +101,24 @@ export class ControllerRequests {
   /**
    * Reads the topics' config overrides. A read that fails (the store unreachable: a broker cut off ZooKeeper
    * still gets its own controller's requests) says nothing about them: the overrides known stay, and a topic with
-   * none known yet makes the request fail with a retriable error (false), so the controller sends it again. Taken
+   * none known yet makes the request fail with a retriable error ('unread'), so the controller sends it again. A
+   * document refused (a value that is not a string, see readTopicOverrides) keeps the overrides known too; a topic
+   * with none known yet is 'refused', which the controller is not made to send again: the answer would not change
+   * until someone writes the node. Taken
    * as "no overrides", it put the topic on the broker's defaults (min.insync.replicas, cleanup.policy, retention)
    * until the next request. The topic's logs and partitions take what was read at once: logs loaded at start
    * were opened with the overrides read then (broker.ts loadLogs; a read that failed there stopped the start), and
    * the topic may have changed since; Kafka's LogManager keeps each log on its topic's.
    */
-  private async loadConfigs(topics: Iterable<string>): Promise<boolean> {
+  private async loadConfigs(topics: Iterable<string>): Promise<'loaded' | 'unread' | 'refused'> {
     const names = [...topics];
-    const unread = new Set(
-      (await readTopicOverrides(this.store, names, this.topicConfigs)).map((u) => u.topic),
-    );
-    for (const topic of names) if (!unread.has(topic)) this.replicas.refreshSettings(topic);
-    return [...unread].every((topic) => this.topicConfigs.hasOverrides(topic));
+    const unread = await readTopicOverrides(this.store, names, this.topicConfigs);
+    const missed = new Set(unread.map((u) => u.topic));
+    for (const topic of names) if (!missed.has(topic)) this.replicas.refreshSettings(topic);
+    const unknown = unread.filter((u) => !this.topicConfigs.hasOverrides(u.topic));
+    if (unknown.some((u) => !u.refused)) return 'unread';
+    for (const u of unknown) this.logger.error(`the config of topic ${u.topic} is refused: ${u.reason}`);
+    return unknown.length > 0 ? 'refused' : 'loaded';
   }
 }
 
