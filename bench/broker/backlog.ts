@@ -54,6 +54,7 @@ const usage = `usage: npm run bench -- fetch-backlog [options]
                      so N > 1 reads the broker as it runs once warm
   --quick            a small backlog: about half a minute
   --broker-override K=V  a broker setting (repeatable), to compare settings in one sitting
+  --cpu-prof DIR     run the broker under node --cpu-prof, profiles written to DIR (the fill is in them too)
   --dir DIR          parent of the broker's data directory, on the disk under test (default .)
   --results-dir DIR  where the result file goes (default bench/results)`;
 
@@ -79,6 +80,7 @@ export async function run(args: string[]): Promise<void> {
       quick: { type: 'boolean', default: false },
       dir: { type: 'string', default: '.' },
       'broker-override': { type: 'string', multiple: true, default: [] },
+      'cpu-prof': { type: 'string' },
       'results-dir': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -107,6 +109,7 @@ export async function run(args: string[]): Promise<void> {
       consumerPasses,
       values.dir,
       overrides,
+      values['cpu-prof'],
     );
     const name = `backlog ${recordBytes} B x ${partitions}${behindCount < partitions ? ` (${behindCount} behind)` : ''}`;
     const consumer = summarize(cell.consumerMBPerSecond);
@@ -206,9 +209,10 @@ async function runCell(
   consumerPasses: number,
   parentDir: string,
   overrides: Record<string, string>,
+  cpuProfileDir: string | undefined,
 ): Promise<CellFigures> {
   return withTempDir(parentDir, '.brook-bench-', async (dataDir) => {
-    const broker = await startBroker({ dataDir, overrides });
+    const broker = await startBroker({ dataDir, overrides, cpuProfileDir });
     try {
       const topic = 'backlog';
       const endOffsets = await fill(broker, topic, partitions, behind, dataDir, targetBytes);

@@ -137,6 +137,14 @@ export class LogSegment {
   private firstBatchTimestampMs: number | null = null;
   /** Bumped by truncation, so an asynchronous read can tell its bytes may have changed under it. */
   generation = 0;
+  /**
+   * The batch just after the last read's whole batches, taken from that read's own bytes (the part of it cut off),
+   * and the generation it was read in. A consumer catching up fetches next from exactly there: its offset lookup
+   * is answered from this without the offset index (an open, a binary search of small reads and a close when its
+   * entries are not the cached tail) and without the header read after it. Null when the last read ended on the
+   * bytes' end.
+   */
+  private nextBatch: { readonly generation: number; readonly location: BatchLocation } | null = null;
   private deleted = false;
   /** Reads and writes holding the descriptor: it is closed only once they are done. */
   private ioInFlight = 0;
@@ -755,6 +763,7 @@ export class LogSegment {
     }
     this.sizeBytes = position;
     this.reservedBytes = position;
+    this.nextBatch = null;
     return cut;
   }
 
@@ -764,6 +773,14 @@ export class LogSegment {
    */
   translateOffset(target: number, rebuilt = false): BatchLocation | null {
     if (target >= this.nextOffsetValue) return null;
+    const next = this.nextBatch;
+    if (
+      next !== null &&
+      next.generation === this.generation &&
+      target >= next.location.baseOffset &&
+      target <= next.location.lastOffset
+    )
+      return next.location;
     const entry = this.offsetIndex.lookup(target);
     let found: BatchLocation | null = null;
     let damaged = false;
@@ -813,7 +830,7 @@ export class LogSegment {
     }
     const buf = Buffer.allocUnsafe(plan.length);
     const got = readFully(this.fd, buf, plan.length, plan.position);
-    return wholeBatches(buf, got, plan.firstOffset, maxOffset);
+    return this.noteNextBatch(wholeBatches(buf, got, plan.firstOffset, maxOffset), buf, got, plan.position);
   }
 
   /**
@@ -853,6 +870,27 @@ export class LogSegment {
     };
   }
 
+  /**
+   * Keeps the header of the batch the read cut off (see nextBatch): `read` holds the whole batches of the `got`
+   * bytes read at `position` into `buf`, and the next batch starts where they end. Called in the turn the bytes
+   * arrive, on a read of this generation (the bytes are the file's as it is now). Answers `read`.
+   */
+  private noteNextBatch(read: SegmentRead, buf: Buffer, got: number, position: number): SegmentRead {
+    const end = read.records.length;
+    if (end + BATCH_HEADER_BYTES > got) return read;
+    const location: BatchLocation = {
+      position: position + end,
+      sizeInBytes: batchHeader.sizeInBytes(buf, end),
+      baseOffset: batchHeader.baseOffset(buf, end),
+      lastOffset: batchHeader.lastOffset(buf, end),
+      maxTimestamp: batchHeader.maxTimestamp(buf, end),
+    };
+    // The batch after the last one returned (offsets may skip ahead in a compacted segment, never go back).
+    assert(location.baseOffset >= read.nextOffset, 'the cut batch follows the batches read');
+    this.nextBatch = { generation: this.generation, location };
+    return read;
+  }
+
   /** Bytes a read would take (see startRead), without reading them. */
   plannedReadBytes(startOffset: number, maxBytes: number, maxOffset: number, minOneBatch: boolean): number {
     return this.planRead(startOffset, maxBytes, maxOffset, minOneBatch)?.length ?? 0;
@@ -878,7 +916,8 @@ export class LogSegment {
       if (fromPool !== null) fromPool.pins.push(buf);
       return inline.readInline(
         () => readFully(this.fd, buf, plan.length, plan.position),
-        (got) => wholeBatches(buf, got, plan.firstOffset, maxOffset),
+        (got) =>
+          this.noteNextBatch(wholeBatches(buf, got, plan.firstOffset, maxOffset), buf, got, plan.position),
       );
     }
     this.ioInFlight++;
@@ -891,7 +930,10 @@ export class LogSegment {
         if (err !== null) reject(err);
         else if (generation !== this.generation)
           resolve(this.deleted ? null : this.read(startOffset, maxBytes, maxOffset, minOneBatch));
-        else resolve(wholeBatches(buf, got, plan.firstOffset, maxOffset));
+        else
+          resolve(
+            this.noteNextBatch(wholeBatches(buf, got, plan.firstOffset, maxOffset), buf, got, plan.position),
+          );
       });
     });
   }
