@@ -476,3 +476,39 @@ test("GET /health answers healthy through each worker's loop, and a create forwa
     'the connector deleted',
   );
 });
+
+test("pausing a STOPPED connector pauses it with no tasks, and a resume starts it with its tasks (Kafka's testPauseStopResume)", async () => {
+  const [w1] = workers as [DistributedWorker, DistributedWorker];
+  const input = join(dir, 'pause-stopped.txt');
+  writeFileSync(input, 'x\n');
+  const created = await rest(w1.restUrl, 'POST', '/connectors', {
+    name: 'pause-stopped',
+    config: { 'connector.class': 'FileStreamSource', topic: 'pause-stopped', file: input },
+    initial_state: 'STOPPED',
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  await eventually(
+    async () => (await statusOf(w1.restUrl, 'pause-stopped'))?.connector.state === 'STOPPED',
+    30_000,
+    'stopped',
+  );
+  // As Kafka's AbstractHerder.pauseConnector: the target state becomes PAUSED whatever it was; the connector
+  // (WorkerConnector.suspend) reports PAUSED, and with no task configs there are no tasks to pause.
+  assert.equal((await rest(w1.restUrl, 'PUT', '/connectors/pause-stopped/pause')).status, 202);
+  await eventually(
+    async () => (await statusOf(w1.restUrl, 'pause-stopped'))?.connector.state === 'PAUSED',
+    30_000,
+    'paused',
+  );
+  await sleep(500);
+  const paused = await statusOf(w1.restUrl, 'pause-stopped');
+  assert.equal(paused?.connector.state, 'PAUSED');
+  assert.deepEqual(paused?.tasks, []);
+  assert.deepEqual((await rest(w1.restUrl, 'GET', '/connectors/pause-stopped/tasks')).body, []);
+  // No longer STOPPED: its offsets cannot be changed (Kafka's modifyConnectorOffsetsChecks).
+  assert.equal((await rest(w1.restUrl, 'DELETE', '/connectors/pause-stopped/offsets')).status, 400);
+
+  assert.equal((await rest(w1.restUrl, 'PUT', '/connectors/pause-stopped/resume')).status, 202);
+  await eventually(() => running(w1.restUrl, 'pause-stopped', 1), 30_000, 'running with its task');
+  assert.equal((await rest(w1.restUrl, 'DELETE', '/connectors/pause-stopped')).status, 204);
+});

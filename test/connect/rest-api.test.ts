@@ -16,7 +16,7 @@ import { startStandalone } from '../../src/connect/runtime/standalone.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { type ConnectWorker, pluginDirWith, rest, startConnectWorker } from '../helpers/connect-worker.js';
 import { releaseStuckStarts } from '../helpers/stuck-source.js';
-import { untilValue, waitUntil } from '../helpers/wait.js';
+import { eventually, untilValue, waitUntil } from '../helpers/wait.js';
 
 let broker: BrokerProcess;
 let worker: ConnectWorker;
@@ -1053,4 +1053,38 @@ test("a task runner's logger at TRACE writes Kafka's per-record lines, and none 
     await setLevel(sourceTask, 'INFO');
     await producer.close();
   }
+});
+
+test("pausing a STOPPED connector pauses it with no tasks, and a resume starts it with its tasks (Kafka's testPauseStopResume)", async () => {
+  const sink = { 'connector.class': 'FileStreamSink', topics: 'pause-stopped', file: join(dir, 'ps.txt') };
+  const created = await rest(worker.url, 'POST', '/connectors', {
+    name: 'pause-stopped',
+    config: sink,
+    initial_state: 'STOPPED',
+  });
+  assert.equal(created.status, 201, JSON.stringify(created.body));
+  const status = async () =>
+    (await rest(worker.url, 'GET', '/connectors/pause-stopped/status')).body as {
+      connector: { state: string };
+      tasks: { state: string }[];
+    };
+  assert.equal((await status()).connector.state, 'STOPPED');
+  // As Kafka's AbstractHerder.pauseConnector: the target state becomes PAUSED whatever it was; the connector
+  // (WorkerConnector.suspend) reports PAUSED, and with no task configs there are no tasks to pause.
+  assert.equal((await rest(worker.url, 'PUT', '/connectors/pause-stopped/pause')).status, 202);
+  const paused = await status();
+  assert.equal(paused.connector.state, 'PAUSED');
+  assert.deepEqual(paused.tasks, []);
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/pause-stopped/offsets')).status, 400);
+
+  assert.equal((await rest(worker.url, 'PUT', '/connectors/pause-stopped/resume')).status, 202);
+  await eventually(
+    async () => {
+      const s = await status();
+      return s.connector.state === 'RUNNING' && s.tasks.length === 1 && s.tasks[0]!.state === 'RUNNING';
+    },
+    10_000,
+    'running with its task',
+  );
+  assert.equal((await rest(worker.url, 'DELETE', '/connectors/pause-stopped')).status, 204);
 });

@@ -123,9 +123,16 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
     return { created: true, info: this.connectorInfo(name) };
   }
 
-  /** Starts the connector and its tasks as its target state says. */
+  /**
+   * Starts the connector and its tasks as its target state says. A PAUSED connector is not started and generates
+   * no task configs (Kafka's updateConnectorTasks skips a connector that is not STARTED): the tasks it already has
+   * start paused, and a new one has none until it is resumed.
+   */
   private async startup(e: Entry): Promise<void> {
-    if (!(await this.startInstance(e))) return;
+    if (!(await this.startInstance(e))) {
+      if (e.target === 'PAUSED') await this.startTasks(e);
+      return;
+    }
     try {
       e.taskConfigs = await this.generateEntryTaskConfigs(e);
     } catch (err) {
@@ -135,11 +142,19 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
     await this.startTasks(e);
   }
 
-  /** Starts the connector instance; false when its target state is STOPPED or it failed (its status says so). */
+  /**
+   * Starts the connector instance; false when its target state is STOPPED or PAUSED or it failed (its status says
+   * so). As Kafka's WorkerConnector, a connector is started only when its target state is STARTED: PAUSED and
+   * STOPPED suspend it (a PAUSED one keeps its task configs, a STOPPED one has none).
+   */
   private async startInstance(e: Entry): Promise<boolean> {
     if (e.target === 'STOPPED') {
       e.status = { state: 'STOPPED', workerId: this.workerId(), trace: null };
       e.taskConfigs = [];
+      return false;
+    }
+    if (e.target === 'PAUSED') {
+      e.status = { state: 'PAUSED', workerId: this.workerId(), trace: null };
       return false;
     }
     try {
@@ -153,11 +168,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
       this.fail(e, err);
       return false;
     }
-    e.status = {
-      state: e.target === 'PAUSED' ? 'PAUSED' : 'RUNNING',
-      workerId: this.workerId(),
-      trace: null,
-    };
+    e.status = { state: 'RUNNING', workerId: this.workerId(), trace: null };
     return true;
   }
 
@@ -228,7 +239,7 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
   }
 
   private async reconfigureTasks(e: Entry): Promise<void> {
-    if (e.instance === null || e.target === 'STOPPED') return;
+    if (e.instance === null || e.target !== 'STARTED') return;
     const next = await this.generateEntryTaskConfigs(e);
     if (JSON.stringify(next) === JSON.stringify(e.taskConfigs)) return;
     await this.stopTasks(e);
@@ -320,27 +331,40 @@ export class StandaloneHerder extends AbstractHerder implements Herder {
     if (e.target !== 'STOPPED') await this.startTask(e, task);
   }
 
+  /**
+   * As Kafka's AbstractHerder.pauseConnector, whatever the target state was (a STOPPED connector too): the
+   * connector instance is stopped (WorkerConnector.suspend) and reports PAUSED unless it failed, its tasks pause.
+   */
   async pauseConnector(name: string): Promise<void> {
     const e = this.entry(name, `Unknown connector ${name}`);
     await this.serially(e, async () => {
-      if (e.target === 'STOPPED') return;
       e.target = 'PAUSED';
-      if (e.status.state === 'RUNNING') e.status = { ...e.status, state: 'PAUSED' };
+      await this.stopInstance(e);
+      if (e.status.state !== 'FAILED') e.status = { state: 'PAUSED', workerId: this.workerId(), trace: null };
       for (const t of e.tasks.values()) t.pause();
     });
   }
 
+  /**
+   * Starts the connector instance again (paused or stopped, it has none) and lets it generate its task configs:
+   * unchanged ones keep the paused tasks, which resume; a connector resumed from STOPPED gets its tasks anew.
+   */
   async resumeConnector(name: string): Promise<void> {
     const e = this.entry(name, `Unknown connector ${name}`);
     await this.serially(e, async () => {
-      const wasStopped = e.target === 'STOPPED';
       e.target = 'STARTED';
-      if (wasStopped) {
-        await this.startup(e);
+      for (const t of e.tasks.values()) t.resume();
+      if (e.instance !== null) {
+        if (e.status.state === 'PAUSED') e.status = { ...e.status, state: 'RUNNING' };
         return;
       }
-      if (e.status.state === 'PAUSED') e.status = { ...e.status, state: 'RUNNING' };
-      for (const t of e.tasks.values()) t.resume();
+      // As Kafka's WorkerConnector: a connector that failed stays FAILED until it is restarted (or stopped).
+      if (e.status.state === 'FAILED' || !(await this.startInstance(e))) return;
+      try {
+        await this.reconfigureTasks(e);
+      } catch (err) {
+        this.fail(e, err);
+      }
     });
   }
 

@@ -503,18 +503,21 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     const state = this.configs.targetState(name);
     const running = this.connectorsRunning.get(name);
     if (running !== undefined) {
-      if (state === 'STOPPED') {
+      if (state === 'STOPPED' || state === 'PAUSED') {
+        // As Kafka's WorkerConnector.suspend: the connector instance stops, whatever the state it leaves (a
+        // STOPPED connector paused reports PAUSED too); a failed one stays FAILED unless it is stopped.
         if (running.instance !== null) {
           await this.haltConnector(name, null);
           this.connectorsRunning.set(name, { config: running.config, instance: null });
         }
-        await this.putConnectorStatus(name, 'STOPPED', null);
+        if (state === 'STOPPED' || this.statuses.connector(name)?.state !== 'FAILED')
+          await this.putConnectorStatus(name, state, null);
       } else if (running.instance === null) {
-        // Resumed from STOPPED (or a failed start retried by a resume): start again.
+        // Resumed from STOPPED or PAUSED (or a failed start retried by a resume): start again.
         await this.haltConnector(name, null);
         await this.launchConnector(name);
       } else {
-        await this.putConnectorStatus(name, state === 'PAUSED' ? 'PAUSED' : 'RUNNING', null);
+        await this.putConnectorStatus(name, 'RUNNING', null);
       }
     }
     for (const t of this.tasksRunning.values()) {
@@ -569,8 +572,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (config === undefined) return;
     const entry: RunningConnector = { config, instance: null };
     this.connectorsRunning.set(name, entry);
-    if (this.configs.targetState(name) === 'STOPPED') {
-      await this.putConnectorStatus(name, 'STOPPED', null);
+    // As Kafka's WorkerConnector, only a STARTED connector is started: a PAUSED one generates no task configs
+    // (DistributedHerder's reconfigureConnector skips it), the tasks it already has run paused.
+    const target = this.configs.targetState(name);
+    if (target === 'STOPPED' || target === 'PAUSED') {
+      await this.putConnectorStatus(name, target, null);
       return;
     }
     try {
@@ -588,11 +594,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       await this.putConnectorStatus(name, 'FAILED', traceOf(err));
       return;
     }
-    await this.putConnectorStatus(
-      name,
-      this.configs.targetState(name) === 'PAUSED' ? 'PAUSED' : 'RUNNING',
-      null,
-    );
+    await this.putConnectorStatus(name, 'RUNNING', null);
     this.taskConfigsPending.add(name);
   }
 
@@ -622,7 +624,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   /** Generates the task configs of a connector this worker runs and hands them to the leader if they changed. */
   private async publishTaskConfigs(name: string): Promise<void> {
     const entry = this.connectorsRunning.get(name);
-    if (entry?.instance == null || this.configs.targetState(name) === 'STOPPED') {
+    if (entry?.instance == null || this.configs.targetState(name) !== 'STARTED') {
       this.taskConfigsPending.delete(name);
       return;
     }
@@ -1123,8 +1125,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   async pauseConnector(name: string): Promise<void> {
     this.requireLeader();
     this.config(name, `Unknown connector ${name}`);
-    if (this.configs.targetState(name) !== 'STOPPED')
-      await this.writeAsLeader(() => this.configs.putTargetState(name, 'PAUSED'));
+    // As Kafka's AbstractHerder.pauseConnector, whatever the target state was: a STOPPED connector becomes PAUSED.
+    await this.writeAsLeader(() => this.configs.putTargetState(name, 'PAUSED'));
   }
 
   async resumeConnector(name: string): Promise<void> {
