@@ -27,21 +27,20 @@ import { startBrokerBehindClientIdProxy } from '../helpers/client-id-proxy.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { sleep } from '../helpers/wait.js';
 
-const STORE_PRODUCER = /-(configs|statuses|offsets)-producer$/;
+const STORE_PRODUCER = /-(configs|statuses|offsets)$/;
 
-test("the config, status and offsets stores' producers are not idempotent, as Kafka's", async (t) => {
+test("the config, status and offsets stores' producers are not idempotent, as Kafka's, and named as Kafka's", async (t) => {
   const proxy = await startBrokerBehindClientIdProxy({
     'num.partitions': 1,
     'group.initial.rebalance.delay.ms': 0,
   });
   const dir = mkdtempSync(join(tmpdir(), 'brook-store-producers-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  const worker = await startDistributed(distributedWorkerProps(proxy.bootstrap, 'stores'), () => {}).catch(
-    async (err) => {
-      await proxy.stop();
-      throw err;
-    },
-  );
+  const props = distributedWorkerProps(proxy.bootstrap, 'stores', { 'client.id': 'w1' });
+  const worker = await startDistributed(props, () => {}).catch(async (err) => {
+    await proxy.stop();
+    throw err;
+  });
   // One hook, in this order: the worker writes its last statuses before the broker goes.
   t.after(async () => {
     await worker.stop();
@@ -68,8 +67,15 @@ test("the config, status and offsets stores' producers are not idempotent, as Ka
     await sleep(300);
   }
 
+  // Kafka's ConnectUtils.clientIdBase is `<group.id>-<client.id>-`; each store's producer and consumer add
+  // `configs`, `statuses` or `offsets`, and the worker's shared admin (ConnectDistributed) creates the topics.
+  const stores = ['stores-cluster-w1-configs', 'stores-cluster-w1-offsets', 'stores-cluster-w1-statuses'];
   const producing = [...proxy.clientIds(ApiKey.PRODUCE)].filter((id) => STORE_PRODUCER.test(id)).sort();
-  assert.equal(producing.length, 3, `store producers seen producing: ${producing.join(', ')}`);
+  assert.deepEqual(producing, stores, 'the store producers seen producing');
+  const fetching = [...proxy.clientIds(ApiKey.FETCH)].filter((id) => STORE_PRODUCER.test(id)).sort();
+  assert.deepEqual(fetching, stores, 'the store consumers seen fetching');
+  const creating = proxy.clientIds(ApiKey.CREATE_TOPICS);
+  assert.ok(creating.has('stores-cluster-w1-shared-admin'), `CreateTopics from ${[...creating].join(', ')}`);
   const idempotent = [...proxy.clientIds(ApiKey.INIT_PRODUCER_ID)].filter((id) => STORE_PRODUCER.test(id));
   assert.deepEqual(idempotent, [], 'no store producer asked for a producer id');
 });

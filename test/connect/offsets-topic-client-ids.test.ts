@@ -186,7 +186,7 @@ test("a connector naming the worker's offsets topic as its own gets a store of i
     `Produce client ids: ${[...producers].sort().join(', ')}`,
   );
   assert.ok(
-    !producers.has('connect-ids-cluster-offsets-producer'),
+    !producers.has('ids-cluster-offsets'),
     `the worker's offsets producer wrote: ${[...producers].sort().join(', ')}`,
   );
 });

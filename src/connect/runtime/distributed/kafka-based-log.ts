@@ -30,11 +30,14 @@ import type { WorkerConfig } from '../worker-config.js';
 export interface KafkaBasedLogOptions {
   topic: string;
   bootstrapServers: string;
+  /** The client id of the log's consumer and producer (Kafka's stores give both the same one). */
   clientId: string;
+  /** The client id of the admin that creates the topic (Kafka's worker shares one: `<base>shared-admin`). */
+  adminClientId?: string;
   /**
-   * Each client's own settings, client id included, over the log's defaults (names instead of `<clientId>-consumer`,
-   * `<clientId>-producer` and none for the admin): a connector's own offsets topic. They replace `clientOptions`
-   * (the worker's unprefixed security keys), which Kafka's Worker gives to such a store's admin alone.
+   * Each client's own settings, client id included, over the log's defaults (names instead of `clientId` and
+   * `adminClientId`): a connector's own offsets topic. They replace `clientOptions` (the worker's unprefixed
+   * security keys), which Kafka's Worker gives to such a store's admin alone.
    */
   clients?: LogClients;
   partitions: number;
@@ -129,7 +132,7 @@ export class KafkaBasedLog {
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
       isolationLevel: this.o.readCommitted === true ? 'read_committed' : 'read_uncommitted',
-      clientId: `${this.o.clientId}-consumer`,
+      clientId: this.o.clientId,
       ...this.o.clients?.consumer,
       // The log reads every partition from its start by itself, whatever the settings say.
       autoOffsetReset: 'earliest',
@@ -139,7 +142,7 @@ export class KafkaBasedLog {
     this.producer = new Producer({
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
-      clientId: `${this.o.clientId}-producer`,
+      clientId: this.o.clientId,
       acks: 'all',
       lingerMs: 0,
       ...this.o.producerSettings,
@@ -186,6 +189,7 @@ export class KafkaBasedLog {
     const admin = new Admin({
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
+      ...(this.o.adminClientId === undefined ? {} : { clientId: this.o.adminClientId }),
       ...this.o.clients?.admin,
     });
     this.admins.add(admin);
@@ -369,8 +373,21 @@ export class KafkaBasedLog {
 export type LogOpener = (onRecord: (record: ConsumerRecord) => void) => KafkaBasedLog;
 
 /**
+ * What Kafka's ConnectUtils.clientIdBase makes of a worker config, the start of its internal clients' ids:
+ * `<group.id>-` or `<group.id>-<client.id>-` (`connect-` when there is no group.id).
+ */
+export function clientIdBase(parsed: Readonly<Record<string, unknown>>): string {
+  const groupId = (parsed['group.id'] as string | null | undefined) ?? 'connect';
+  const clientId = ((parsed['client.id'] as string | null | undefined) ?? '').trim();
+  return clientId === '' ? `${groupId}-` : `${groupId}-${parsed['client.id'] as string}-`;
+}
+
+/**
  * The logs of the worker's internal topics, all from the worker config: topic names, partitions, replication
- * factors, client ids (`<client.id>-configs`, `-offsets`, `-statuses`) and client settings in one place. The
+ * factors, client ids and client settings in one place. As Kafka's KafkaConfigBackingStore,
+ * KafkaStatusBackingStore and KafkaOffsetBackingStore, each store's consumer and producer are
+ * `<clientIdBase>configs`, `statuses` or `offsets`, and the admin creating the topics is the worker's shared one,
+ * `<clientIdBase>shared-admin` (ConnectDistributed). The
  * offsets topics are read read_committed unless exactly.once.source.support is disabled, so that offsets of an
  * aborted transaction are never seen; the config topic when it is enabled.
  */
@@ -384,7 +401,7 @@ export function internalTopicLogs(
   offsets: (topic?: string, clients?: LogClients) => LogOpener;
 } {
   const p = config.parsed;
-  const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
+  const base = clientIdBase(p);
   const log = loggers.logger(CONNECT_LOGGERS.kafkaBasedLog);
   const settingsLog = loggers.logger(CONNECT_LOGGERS.distributedConfig);
   const open =
@@ -402,7 +419,8 @@ export function internalTopicLogs(
       new KafkaBasedLog({
         topic,
         bootstrapServers: config.bootstrapServers,
-        clientId: `${clientId}-${suffix}`,
+        clientId: `${base}${suffix}`,
+        adminClientId: `${base}shared-admin`,
         clients,
         partitions,
         replicationFactor: rf,
