@@ -322,6 +322,15 @@ export function workerConfigDef(mode: 'standalone' | 'distributed'): ConfigDef {
         group: COMMON,
       })
       .define({
+        name: 'worker.sync.timeout.ms',
+        type: 'INT',
+        defaultValue: 3_000,
+        importance: 'MEDIUM',
+        documentation:
+          'How long a worker out of sync with the others waits to catch up on the config topic; also part of the bound on stopping the worker.',
+        group: COMMON,
+      })
+      .define({
         name: 'scheduled.rebalance.max.delay.ms',
         type: 'INT',
         defaultValue: 300_000,

@@ -131,8 +131,9 @@ export class ConfigStore {
     return this.log.start();
   }
 
-  stop(): Promise<void> {
-    return this.log.stop();
+  /** `closeTimeoutMs` bounds the close of the log's clients (KafkaBasedLog.stop). */
+  stop(closeTimeoutMs?: number): Promise<void> {
+    return this.log.stop(closeTimeoutMs);
   }
 
   readToEnd(): Promise<void> {

@@ -17,7 +17,7 @@ import type { Connector, SourceConnector, TaskConfig } from '../../api/connector
 import { ConnectException, RebalanceNeededException, RequestTargetError, RestError } from '../../errors.js';
 import { AbstractHerder, stateInfo } from '../abstract-herder.js';
 import type { ClientKind } from '../client-configs.js';
-import { stopConnectorWithin } from '../connector-stop.js';
+import { CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_MS, stopConnectorWithin } from '../connector-stop.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
 import type {
   ConnectorInfo,
@@ -1215,7 +1215,22 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     await this.writeAsLeader(() => this.configs.putTaskConfigs(name, configs));
   }
 
+  /**
+   * Stops the work, leaves the group and closes the internal stores within Kafka's bound on a herder's stop
+   * (DistributedHerder.herderExecutorTimeoutMs): worker.sync.timeout.ms + task.shutdown.graceful.timeout.ms + 5 s
+   * for the connectors + 10 s. Kafka then interrupts the herder thread, which ends a producer's close at once (its
+   * records still retried fail): here the stores' clients close with what is left of the bound, so a stalled
+   * offsets topic does not hold the stop for each client's own close timeout.
+   */
   async stop(): Promise<void> {
+    const p = this.worker.o.config.parsed;
+    const stopLimitMs =
+      (p['worker.sync.timeout.ms'] as number) +
+      (p['task.shutdown.graceful.timeout.ms'] as number) +
+      CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_MS +
+      10_000;
+    const stopDeadline = Date.now() + stopLimitMs;
+    const leftMs = () => Math.max(0, stopDeadline - Date.now());
     this.stopping = true;
     if (this.rejoinTimer !== null) clearTimeout(this.rejoinTimer);
     this.wake();
@@ -1238,9 +1253,9 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     // join just closes its connections and the coordinator drops it after session.timeout.ms.
     if (ended) await this.member.leave().catch(() => {});
     await this.cluster.close().catch(() => {});
-    await this.configs.stop();
-    await this.statuses.stop();
-    await this.offsets.stop();
+    await this.configs.stop(leftMs());
+    await this.statuses.stop(leftMs());
+    await this.offsets.stop(leftMs());
   }
 }
 

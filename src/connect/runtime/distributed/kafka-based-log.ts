@@ -356,13 +356,17 @@ export class KafkaBasedLog {
     }
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Ends the loop and closes the clients. `closeTimeoutMs` bounds the wait of each client's close for what it still
+   * has in flight (records still retried are then failed); without it, the clients' default close timeouts.
+   */
+  async stop(closeTimeoutMs?: number): Promise<void> {
     this.stopped = true;
     await this.relinquishWritePrivileges();
     for (const w of this.waiters.splice(0)) w();
     await this.loop?.catch(() => {});
-    await this.producer?.close().catch(() => {});
-    await this.consumer?.close().catch(() => {});
+    await this.producer?.close(closeTimeoutMs).catch(() => {});
+    await this.consumer?.close({ timeoutMs: closeTimeoutMs }).catch(() => {});
     for (const admin of this.admins) await this.closeAdmin(admin).catch(() => {});
     this.producer = null;
     this.consumer = null;

@@ -35,8 +35,9 @@ export class StatusStore {
     return this.log.start();
   }
 
-  stop(): Promise<void> {
-    return this.log.stop();
+  /** `closeTimeoutMs` bounds the close of the log's clients (KafkaBasedLog.stop). */
+  stop(closeTimeoutMs?: number): Promise<void> {
+    return this.log.stop(closeTimeoutMs);
   }
 
   connector(name: string): StoredStatus | undefined {

@@ -24,8 +24,9 @@ export class TopicOffsetStore extends OffsetTable {
     return this.log.start();
   }
 
-  stop(): Promise<void> {
-    return this.log.stop();
+  /** `closeTimeoutMs` bounds the close of the log's clients (KafkaBasedLog.stop). */
+  stop(closeTimeoutMs?: number): Promise<void> {
+    return this.log.stop(closeTimeoutMs);
   }
 
   refresh(): Promise<void> {
