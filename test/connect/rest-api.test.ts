@@ -1088,3 +1088,91 @@ test("pausing a STOPPED connector pauses it with no tasks, and a resume starts i
   );
   assert.equal((await rest(worker.url, 'DELETE', '/connectors/pause-stopped')).status, 204);
 });
+
+test("validation defines a transformation's keys as Kafka's enriched ConfigDef, and a value of no key has no definition", async () => {
+  interface Definition {
+    name: string;
+    type: string;
+    required: boolean;
+    default_value: string | null;
+    importance: string;
+    documentation: string;
+    group: string | null;
+    order: number;
+    width: string;
+    display_name: string;
+  }
+  const transform = 'org.apache.kafka.connect.transforms.InsertField$Value';
+  const validated = await rest(worker.url, 'PUT', '/connector-plugins/FileStreamSource/config/validate', {
+    'connector.class': 'FileStreamSource',
+    name: 'enriched',
+    topic: 't',
+    transforms: 'ins',
+    'transforms.ins.type': transform,
+    'transforms.ins.static.field': 'origin',
+    'transforms.ins.static.value': 'file',
+    'no.such.key': null,
+  });
+  assert.equal(validated.status, 200, JSON.stringify(validated.body));
+  const infos = validated.body as {
+    groups: string[];
+    configs: {
+      definition: Definition | null;
+      value: { name: string; value: string | null; errors: string[] };
+    }[];
+  };
+  // Kafka's generateResult: a value of no defined key comes first, with a null definition.
+  assert.deepEqual(infos.configs[0], {
+    definition: null,
+    value: {
+      name: 'no.such.key',
+      value: null,
+      recommended_values: [],
+      errors: ['Null value can not be supplied as the configuration value.'],
+      visible: true,
+    },
+  });
+  assert.ok(infos.groups.includes('Transforms: ins'), JSON.stringify(infos.groups));
+  const byName = new Map(infos.configs.map((c) => [c.value.name, c]));
+  assert.deepEqual(byName.get('transforms.ins.type')?.definition, {
+    name: 'transforms.ins.type',
+    type: 'CLASS',
+    required: true,
+    default_value: null,
+    importance: 'HIGH',
+    documentation: "Class for the 'ins' transformation.",
+    group: 'Transforms: ins',
+    order: 0,
+    width: 'LONG',
+    display_name: 'Transformation type for ins',
+    dependents: [],
+  });
+  // The implicit keys of every transformation, then the transformation's own, under its prefix and group.
+  const negate = byName.get('transforms.ins.negate')?.definition;
+  assert.equal(negate?.type, 'BOOLEAN');
+  assert.equal(negate?.default_value, 'false');
+  assert.equal(negate?.group, 'Transforms: ins');
+  assert.equal(byName.get('transforms.ins.predicate')?.definition?.group, 'Transforms: ins');
+  const own = (await rest(worker.url, 'GET', `/connector-plugins/${transform}/config`)).body as Definition[];
+  assert.ok(own.length > 0);
+  for (const k of own) {
+    const embedded = byName.get(`transforms.ins.${k.name}`)?.definition;
+    assert.deepEqual(
+      embedded && [
+        embedded.type,
+        embedded.importance,
+        embedded.documentation,
+        embedded.group,
+        embedded.display_name,
+      ],
+      [k.type, k.importance, k.documentation, 'Transforms: ins', k.display_name],
+      k.name,
+    );
+  }
+  assert.equal(byName.get('transforms.ins.static.value')?.value.value, 'file');
+  // Each key of the alias has its own place in the group, the type first.
+  const orders = infos.configs
+    .filter((c) => c.definition?.group === 'Transforms: ins')
+    .map((c) => c.definition!.order);
+  assert.deepEqual(orders, [...orders.keys()], 'orders 0, 1, 2, ...');
+});

@@ -17,14 +17,9 @@ import {
   type TaskConfig,
 } from '../api/connector.js';
 import { ConnectException, RestError } from '../errors.js';
+import { aliasConfigKeys } from './alias-config-keys.js';
 import { type ClientKind, clientOverrides } from './client-configs.js';
-import {
-  addErrors,
-  sinkConnectorDef,
-  sinkTopicErrors,
-  sourceConnectorDef,
-  splitList,
-} from './connector-config.js';
+import { addErrors, sinkConnectorDef, sinkTopicErrors, sourceConnectorDef } from './connector-config.js';
 import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
 import { CONNECT_LOGGERS, type LoggerLevel, log4jLevel } from './loggers.js';
 import type { OffsetStore } from './offset-store.js';
@@ -303,8 +298,10 @@ export abstract class AbstractHerder {
     const values = def.validate(config);
     if (desc.type === 'sink') addErrors(values, sinkTopicErrors(config));
     else await this.validateSourceConnector(connector as SourceConnector, config, values);
-    this.checkClasses(config, values);
-    values.push(...this.clientOverrideValues(desc.type === 'sink' ? 'sink' : 'source', config));
+    this.checkConverters(config, values);
+    const aliases = aliasConfigKeys(this.worker.plugins, config);
+    values.push(...aliases.values);
+    const overrides = this.clientOverrideValues(desc.type === 'sink' ? 'sink' : 'source', config);
     const own = connector.config();
     let ownValues: ConfigValue[];
     try {
@@ -320,10 +317,18 @@ export abstract class AbstractHerder {
         },
       ];
     }
-    const keys = [...def.keys(), ...own.keys().filter((k) => def.key(k.name) === undefined)];
-    const allValues = [...values, ...ownValues.filter((v) => def.key(v.name) === undefined)];
-    const groups = [...def.groups(), ...own.groups().filter((g) => !def.groups().includes(g))];
-    const configs = keys.map((key, i) => {
+    // As Kafka's ConnectorConfig.enrich: the framework's keys, then those of the transformations and predicates.
+    const enriched = [...def.keys(), ...aliases.keys];
+    const enrichedNames = new Set(enriched.map((k) => k.name));
+    const keys = [...enriched, ...own.keys().filter((k) => !enrichedNames.has(k.name))];
+    const allValues = [...values, ...ownValues.filter((v) => !enrichedNames.has(v.name))];
+    const groups = [...new Set([...def.groups(), ...aliases.keys.map((k) => k.group!), ...own.groups()])];
+    const keyNames = new Set(keys.map((k) => k.name));
+    // As Kafka's generateResult: a value of no defined key comes first, with no definition.
+    const configs: ConfigInfos['configs'] = allValues
+      .filter((v) => !keyNames.has(v.name))
+      .map((v) => ({ definition: null, value: valueInfo(v) }));
+    keys.forEach((key, i) => {
       const v = allValues.find((x) => x.name === key.name) ?? {
         name: key.name,
         value: null,
@@ -331,10 +336,11 @@ export abstract class AbstractHerder {
         errors: [],
         visible: true,
       };
-      return { definition: keyInfo(key, i), value: valueInfo(v) };
+      configs.push({ definition: keyInfo(key, i), value: valueInfo(v) });
     });
-    for (const v of allValues) {
-      if (keys.some((k) => k.name === v.name)) continue;
+    // The client overrides after them (Kafka's mergeConfigInfos). Kafka defines one with its client's ConfigDef
+    // key; Brook's clients have no such definitions, so each gets a plain one under its prefixed name.
+    for (const v of overrides) {
       configs.push({
         definition: keyInfo(
           { name: v.name, type: 'STRING', importance: 'HIGH', documentation: '', required: false },
@@ -390,8 +396,8 @@ export abstract class AbstractHerder {
     _values: ConfigValue[],
   ): Promise<void> {}
 
-  /** Converters, transforms and predicates named in a config must exist (reported on their keys). */
-  private checkClasses(config: Record<string, string>, values: ConfigValue[]): void {
+  /** Converters named in a config must exist (reported on their keys). */
+  private checkConverters(config: Record<string, string>, values: ConfigValue[]): void {
     const plugins = this.worker.plugins;
     for (const key of ['key.converter', 'value.converter']) {
       const name = config[key];
@@ -402,43 +408,6 @@ export abstract class AbstractHerder {
         values
           .find((v) => v.name === key)
           ?.errors.push(`Invalid value ${name} for configuration ${key}: ${(err as Error).message}`);
-      }
-    }
-    const extra = (name: string, message: string) =>
-      values.push({
-        name,
-        value: config[name] ?? null,
-        recommendedValues: [],
-        errors: [message],
-        visible: true,
-      });
-    for (const alias of splitList(config.transforms)) {
-      const key = `transforms.${alias}.type`;
-      const type = config[key];
-      if (type === undefined || type === '')
-        extra(key, `Missing required configuration "${key}" which has no default value.`);
-      else {
-        try {
-          const t = new (plugins.transformation(type))();
-          for (const v of t.config().validate(withoutPrefix(config, `transforms.${alias}.`))) {
-            for (const err of v.errors) extra(`transforms.${alias}.${v.name}`, err);
-          }
-        } catch (err) {
-          extra(key, `Invalid value ${type} for configuration ${key}: ${(err as Error).message}`);
-        }
-      }
-    }
-    for (const alias of splitList(config.predicates)) {
-      const key = `predicates.${alias}.type`;
-      const type = config[key];
-      if (type === undefined || type === '')
-        extra(key, `Missing required configuration "${key}" which has no default value.`);
-      else {
-        try {
-          plugins.predicate(type);
-        } catch (err) {
-          extra(key, `Invalid value ${type} for configuration ${key}: ${(err as Error).message}`);
-        }
       }
     }
   }
@@ -552,12 +521,6 @@ function integerOf(v: unknown, max: number): number | null {
   if (!/^[+-]?\d+$/.test(text)) return null;
   const n = Number(text);
   return Math.abs(n) <= max ? n : null;
-}
-
-function withoutPrefix(config: Record<string, string>, prefix: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(config)) if (k.startsWith(prefix)) out[k.slice(prefix.length)] = v;
-  return out;
 }
 
 export function stateInfo(s: Status): { state: string; worker_id: string; trace?: string } {

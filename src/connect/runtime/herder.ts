@@ -67,7 +67,8 @@ export interface ConfigInfos {
   name: string;
   error_count: number;
   groups: string[];
-  configs: { definition: ConfigKeyInfo; value: ConfigValueInfo }[];
+  /** A value of no defined key has no definition (null), as Kafka's AbstractHerder.generateResult answers it. */
+  configs: { definition: ConfigKeyInfo | null; value: ConfigValueInfo }[];
 }
 
 export interface PluginInfo {

@@ -717,14 +717,16 @@ async function validateWithNulls(
   nullKeys: string[],
 ): Promise<ConfigInfos> {
   const validation = await h.validateConnectorConfig(config);
+  let undefinedFirst = 0;
   for (const key of nullKeys.filter((k) => config[k] === undefined)) {
     const entry = validation.configs.find((c) => c.value.name === key);
     if (entry !== undefined) {
       entry.value.value = null;
       entry.value.errors.push(NULL_VALUE_ERROR);
     } else {
-      validation.configs.push({
-        definition: { ...NO_DEFINITION, name: key, display_name: key, order: validation.configs.length },
+      // Kafka's generateResult puts a value of no defined key first, with no definition.
+      validation.configs.splice(undefinedFirst++, 0, {
+        definition: null,
         value: { name: key, value: null, recommended_values: [], errors: [NULL_VALUE_ERROR], visible: true },
       });
     }
@@ -732,18 +734,6 @@ async function validateWithNulls(
   }
   return validation;
 }
-
-/** The definition given to a key no definition names (as the herder's validation gives one). */
-const NO_DEFINITION = {
-  type: 'STRING',
-  required: false,
-  default_value: null,
-  importance: 'HIGH',
-  documentation: '',
-  group: null,
-  width: 'NONE',
-  dependents: [],
-};
 
 /** A create or update with null values is Kafka's 400 listing them with the config's other errors. */
 async function refuseNullValues(
