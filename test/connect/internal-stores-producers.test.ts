@@ -104,3 +104,26 @@ test("the config and offsets stores' producers wait out a retriable error as Kaf
   assert.equal(await deliveryTimeoutMs(logs.offsets()(() => {})), 2_147_483_647);
   assert.equal(await deliveryTimeoutMs(logs.status(() => {})), 120_000);
 });
+
+test("the config topic's transactional leader producer waits out a retriable error as Kafka's", async (t) => {
+  // KafkaConfigBackingStore.fencableProducerProps starts from baseProducerProps, delivery.timeout.ms
+  // Integer.MAX_VALUE included. Before the fix, the leader's producer kept the client's default of 120000 ms.
+  const proxy = await startBrokerBehindClientIdProxy({ 'num.partitions': 1 });
+  t.after(() => proxy.stop());
+  const props = distributedWorkerProps(proxy.bootstrap, 'leader-timeout', {
+    'exactly.once.source.support': 'enabled',
+  });
+  const log = internalTopicLogs(loadWorkerConfig(props, 'distributed'), new Loggers(() => {})).config(
+    () => {},
+  );
+  await log.start();
+  try {
+    await log.claimWritePrivileges('leader-timeout-tx');
+    const { fencable } = log as unknown as { fencable: { settings: { deliveryTimeoutMs: number } } };
+    assert.equal(fencable.settings.deliveryTimeoutMs, 2_147_483_647);
+    await log.sendTransactional([{ key: 'k', value: Buffer.from('v') }]);
+    assert.ok(proxy.clientIds(ApiKey.PRODUCE).has('leader-timeout-cluster-configs-leader'));
+  } finally {
+    await log.stop();
+  }
+});

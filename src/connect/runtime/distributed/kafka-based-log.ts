@@ -309,6 +309,9 @@ export class KafkaBasedLog {
       clientId: `${this.o.clientId}-leader`,
       acks: 'all',
       lingerMs: 0,
+      // As Kafka's KafkaConfigBackingStore.fencableProducerProps (from baseProducerProps): a config write is
+      // retried for as long as a retriable error lasts, not failed after the client's default two minutes.
+      deliveryTimeoutMs: PRODUCER_TIMEOUT_MS_MAX,
       transactionalId,
     });
     try {
