@@ -36,9 +36,14 @@ export class Record<K, V> {
   }
 }
 
-/** Where the record being processed came from (null for records a punctuator made). */
+/**
+ * Where the record being processed came from (Kafka's RecordMetadata). In a punctuation, and downstream of what a
+ * punctuator forwards, there is no input record: topic null, partition -1, offset -1, as Kafka's
+ * StreamTask.punctuate sets its record context. recordMetadata() answers null only where Kafka's is empty (in
+ * init(), before the task has a record context).
+ */
 export interface RecordMetadata {
-  topic: string;
+  topic: string | null;
   partition: number;
   offset: number;
 }
@@ -73,8 +78,9 @@ export interface ProcessorContext<KOut = unknown, VOut = unknown> {
 }
 
 /**
- * The record context a processor runs in (Kafka's ProcessorRecordContext): where its record came from (null for
- * none, as in a punctuation), and the timestamp and headers of the record it processes.
+ * The record context a processor runs in (Kafka's ProcessorRecordContext): where its record came from (a
+ * punctuation's has topic null, partition and offset -1; null: no context at all), and the timestamp and headers
+ * of the record it processes.
  */
 export interface RecordContext {
   readonly metadata: RecordMetadata | null;

@@ -291,11 +291,13 @@ function bufferedContextOf(
 
 /** The record context an evicted entry is emitted within: its own, kept or restored from the changelog. */
 function emittedContextOf(buffered: BufferedContext): RecordContext {
+  // An update a punctuator forwarded goes on from nowhere, as it came: topic null, partition and offset -1.
   return {
-    metadata:
-      buffered.topic === NO_TOPIC
-        ? null
-        : { topic: buffered.topic, partition: buffered.partition, offset: buffered.offset },
+    metadata: {
+      topic: buffered.topic === NO_TOPIC ? null : buffered.topic,
+      partition: buffered.partition,
+      offset: buffered.offset,
+    },
     timestampMs: buffered.timestamp,
     headers: buffered.headers,
   };

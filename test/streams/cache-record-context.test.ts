@@ -17,6 +17,7 @@ import {
   TimeWindows,
   TopologyTestDriver,
 } from '../../src/streams/index.js';
+import type { RecordMetadata } from '../../src/streams/processor.js';
 
 const S = Serdes.String();
 const L = Serdes.Long();
@@ -31,7 +32,7 @@ describe('record context of cached writes', () => {
       .count(Materialized.as('click-counts'))
       .toStream()
       .process(() => {
-        let ctx: { recordMetadata(): { topic: string; partition: number; offset: number } | null };
+        let ctx: { recordMetadata(): RecordMetadata | null };
         return {
           init(c) {
             ctx = c;

@@ -1,5 +1,6 @@
 // A record whose processing throws leaves no record context behind (Kafka's StreamTask.process resets its
-// context in a finally): a punctuation that runs next reads no record metadata, not the failed record's.
+// context in a finally): a punctuation that runs next reads its own context (topic null, partition -1, offset
+// -1, as Kafka's StreamTask.punctuate sets it), not the failed record's.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -7,8 +8,10 @@ import { Consumed, Serdes, StreamsBuilder, TopologyTestDriver } from '../../src/
 import type { RecordMetadata } from '../../src/streams/processor.js';
 
 const S = Serdes.String();
+/** What recordMetadata() answers in a punctuation. */
+const P = 'null--1@-1';
 
-test('a punctuation after a record that threw sees no record metadata, as before any record', () => {
+test("a punctuation after a record that threw sees the punctuation's record metadata, as before any record", () => {
   const seen: string[] = [];
   const builder = new StreamsBuilder();
   builder
@@ -36,11 +39,11 @@ test('a punctuation after a record that threw sees no record metadata, as before
     driver.advanceWallClockTime(1000);
     assert.throws(() => input.pipeInput('b', 'boom', 2), /processor failed on purpose/);
     driver.advanceWallClockTime(1000);
-    assert.deepEqual(seen, ['none', 'none'], 'the failed record (orders-0@1) is not the punctuation context');
+    assert.deepEqual(seen, [P, P], 'the failed record (orders-0@1) is not the punctuation context');
     // The task goes on: the next record is processed and the punctuation after it still sees none.
     input.pipeInput('c', 'ok', 3);
     driver.advanceWallClockTime(1000);
-    assert.deepEqual(seen, ['none', 'none', 'none']);
+    assert.deepEqual(seen, [P, P, P]);
   } finally {
     driver.close();
   }

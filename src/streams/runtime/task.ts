@@ -53,6 +53,13 @@ export interface RawRecord {
 /** The headers of a punctuation's context (Kafka's StreamTask.punctuate: empty headers). */
 const NO_HEADERS: readonly Header[] = Object.freeze([]);
 
+/** Where a punctuation's records come from: nowhere (Kafka's StreamTask.punctuate: null topic, -1, -1). */
+const PUNCTUATION_METADATA: Readonly<RecordMetadata> = Object.freeze({
+  topic: null,
+  partition: -1,
+  offset: -1,
+});
+
 /** What a cached write keeps of the task's context (see Task.cacheRecordContext). */
 interface TaskRecordContext extends CapturedRecordContext, RecordContext {}
 
@@ -147,7 +154,8 @@ export class Task {
   private streamTimeMs = -1;
   /**
    * Where the record being processed came from, its topic by its real name (what recordMetadata() reports and a
-   * TopicNameExtractor reads); null between records and in punctuations. Never mutated: contexts share it.
+   * TopicNameExtractor reads); PUNCTUATION_METADATA in punctuations; null between records. Never mutated:
+   * contexts share it.
    */
   private current: Readonly<RecordMetadata> | null = null;
   /**
@@ -366,13 +374,16 @@ export class Task {
       if (p.cancelled || p.type !== type || p.nextMs > nowMs) continue;
       p.nextMs = nowMs + p.intervalMs - ((nowMs - p.nextMs) % p.intervalMs);
       const previous = this.currentNode;
+      const previousMetadata = this.current;
       this.currentNode = p.node;
+      this.current = PUNCTUATION_METADATA;
       this.currentTimestampMs = nowMs;
       this.currentHeaders = NO_HEADERS;
       try {
         p.fn(nowMs);
       } finally {
         this.currentNode = previous;
+        this.current = previousMetadata;
       }
     }
   }
