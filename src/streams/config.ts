@@ -6,6 +6,10 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type StreamsClientConfigs, streamsClientConfigs } from './client-configs.js';
 import { StreamsConfigError } from './errors.js';
+import {
+  type ProcessingExceptionHandler,
+  processingExceptionHandlerOf,
+} from './processing-exception-handler.js';
 import { RACK_AWARE_STRATEGIES, type RackAwareStrategy } from './runtime/rack-aware-task-assignor.js';
 import { isUpgradeFrom, UPGRADE_FROM_VALUES, type UpgradeFrom } from './runtime/upgrade-from.js';
 import { type Serde, serdeByName } from './serdes.js';
@@ -40,6 +44,7 @@ export const StreamsConfig = {
   DEFAULT_KEY_SERDE_CLASS_CONFIG: 'default.key.serde',
   DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
   DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
+  PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG: 'processing.exception.handler',
   DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG: 'default.timestamp.extractor',
   REPLICATION_FACTOR_CONFIG: 'replication.factor',
   CACHE_MAX_BYTES_BUFFERING_CONFIG: 'cache.max.bytes.buffering',
@@ -91,6 +96,11 @@ export type StreamsProperties = {
   'default.key.serde'?: Serde<unknown> | string;
   'default.value.serde'?: Serde<unknown> | string;
   'default.deserialization.exception.handler'?: DeserializationExceptionHandler | string;
+  /**
+   * What a processor's (or punctuator's) error does (KIP-1033): a function answering 'CONTINUE' (drop the record)
+   * or 'FAIL', or Kafka's LogAndFailProcessingExceptionHandler (the default) / LogAndContinueProcessingExceptionHandler.
+   */
+  'processing.exception.handler'?: ProcessingExceptionHandler | string;
   /**
    * The timestamp extractor of the sources without their own (Consumed.withTimestampExtractor): a function, or
    * one of Kafka's by class name; Kafka's default FailOnInvalidTimestamp fails on a negative record timestamp.
@@ -156,6 +166,8 @@ export interface ResolvedConfig {
   defaultKeySerde: Serde<unknown>;
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
+  /** processing.exception.handler: what a processor's error does to its record (LogAndFail by default). */
+  processingExceptionHandler: ProcessingExceptionHandler;
   defaultTimestampExtractor: TimestampExtractor;
   /**
    * The base of the clients' ids: client.id, or when it is unset or empty Kafka's `<application.id>-<process id>`,
@@ -425,6 +437,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     defaultKeySerde: serde(props, 'default.key.serde', 'key'),
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
     deserializationExceptionHandler: handler(props),
+    processingExceptionHandler: processingExceptionHandlerOf(props['processing.exception.handler']),
     defaultTimestampExtractor: timestampExtractorOf(props['default.timestamp.extractor']),
     clientId: givenClientId ?? appId,
     userClientId: givenClientId,

@@ -14,3 +14,20 @@ export class StreamsConfigError extends Error {
 export class TopologyError extends Error {
   override name = 'TopologyException';
 }
+
+/**
+ * Kafka's FailedProcessingException: a processor's error that the processing exception handler answered FAIL for
+ * (`kafkaMessage` null), or a handler that threw itself ("Fatal user code error in processing error callback").
+ * Each parent processor lets it pass up untouched; the task turns it into the StreamsException the thread fails
+ * with, the processor's error as its cause.
+ */
+export class FailedProcessingError extends StreamsError {
+  override name = 'FailedProcessingException';
+
+  constructor(
+    readonly kafkaMessage: string | null,
+    override readonly cause: Error,
+  ) {
+    super(kafkaMessage ?? cause.message, { cause });
+  }
+}

@@ -42,6 +42,13 @@ export { ChangedSerde, KGroupedTable } from './kgrouped-table.js';
 export { BranchedKStream, KStream, type Predicate } from './kstream.js';
 export { type Aggregator, type Initializer, KGroupedStream, KTable, type Reducer } from './ktable.js';
 export {
+  type ErrorHandlerContext,
+  logAndContinueProcessing,
+  logAndFailProcessing,
+  type ProcessingExceptionHandler,
+  type ProcessingHandlerResponse,
+} from './processing-exception-handler.js';
+export {
   type Cancellable,
   Change,
   type Header,

@@ -663,6 +663,15 @@ export class KafkaStreams {
     return this.threads.reduce((n, t) => n + t.processed, 0);
   }
 
+  /**
+   * Records the threads' tasks dropped since start (Kafka's dropped-records-total of the tasks, summed): processing
+   * errors answered CONTINUE by processing.exception.handler, records skipped by the deserialization exception
+   * handler or for an invalid timestamp.
+   */
+  droppedRecords(): number {
+    return this.threads.reduce((n, t) => n + t.droppedRecords, 0);
+  }
+
   /** Changelog records applied while restoring stores, since start. */
   restoredRecords(): number {
     return this.threads.reduce((n, t) => n + t.restoredRecords, 0);

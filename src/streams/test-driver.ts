@@ -70,6 +70,7 @@ export class TopologyTestDriver {
         defaultKeySerde: this.config.defaultKeySerde,
         defaultValueSerde: this.config.defaultValueSerde,
         deserializationExceptionHandler: this.config.deserializationExceptionHandler,
+        processingExceptionHandler: this.config.processingExceptionHandler,
         defaultTimestampExtractor: this.config.defaultTimestampExtractor,
         appConfigs: this.config.appConfigs,
         wallClockMs: () => this.wallClockMs,

@@ -79,7 +79,7 @@ describe('record context of cached writes', () => {
       assert.throws(
         () => input.pipeInput('c', 'v', 3),
         (e: Error) =>
-          e.message ===
+          (e.cause as Error).message ===
           'bounded buffer exceeded its max capacity. Currently [3/2] records and [150/9223372036854775807] bytes.',
       );
     } finally {

@@ -57,7 +57,8 @@ function instance(dir: string, errors: string[], states: KafkaStreamsState[]): K
   });
   streams.setStateListener((s) => states.push(s));
   streams.setUncaughtExceptionHandler((e) => {
-    errors.push(e.message);
+    // The StreamsException of processing.exception.handler's default (LogAndFail), the processor's error its cause.
+    errors.push((e.cause as Error).message);
     return 'SHUTDOWN_APPLICATION';
   });
   return streams;

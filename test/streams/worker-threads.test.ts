@@ -183,7 +183,8 @@ describe('stream threads in worker threads', () => {
     const states: KafkaStreamsState[] = [];
     streams.setStateListener((s) => states.push(s));
     streams.setUncaughtExceptionHandler((e) => {
-      errors.push(e.message);
+      // processing.exception.handler's default fails with Kafka's StreamsException, the processor's error its cause.
+      errors.push((e.cause as Error | undefined)?.message ?? e.message);
       return 'REPLACE_THREAD';
     });
     const produce = async (partition: number, value: string): Promise<void> => {
@@ -281,7 +282,8 @@ describe('stream threads in worker threads', () => {
       streams.setStateListener((s) => states.push(s));
       const errors: string[] = [];
       streams.setUncaughtExceptionHandler((e) => {
-        errors.push(e.message);
+        // processing.exception.handler's default fails with Kafka's StreamsException, the processor's error its cause.
+        errors.push((e.cause as Error | undefined)?.message ?? e.message);
         return response;
       });
       try {

@@ -182,6 +182,12 @@ export class StreamThread {
   private readonly cacheBudget: CacheBudget | null;
   /** Records processed since start (for tests and metrics). */
   processed = 0;
+  /**
+   * Records its tasks dropped since start (Kafka's task-level dropped-records-total, summed over the thread's
+   * tasks): a processing error answered CONTINUE, a record that failed to deserialize and was skipped, a
+   * record with an invalid timestamp.
+   */
+  droppedRecords = 0;
   /** processing.guarantee=exactly_once_v2. */
   private readonly eos: boolean;
   /** Under EOS: a transaction is open (records sent or offsets to commit since the last commit). */
@@ -877,6 +883,10 @@ export class StreamThread {
       defaultKeySerde: this.config.defaultKeySerde,
       defaultValueSerde: this.config.defaultValueSerde,
       deserializationExceptionHandler: this.config.deserializationExceptionHandler,
+      processingExceptionHandler: this.config.processingExceptionHandler,
+      onDroppedRecord: () => {
+        this.droppedRecords++;
+      },
       defaultTimestampExtractor: this.config.defaultTimestampExtractor,
       appConfigs: this.config.appConfigs,
       wallClockMs: () => Date.now(),

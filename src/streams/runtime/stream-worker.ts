@@ -58,6 +58,7 @@ function report(): void {
   counters[0] = thread.processed;
   counters[1] = thread.restoredRecords;
   counters[2] = standbys?.applied ?? 0;
+  counters[3] = thread.droppedRecords;
   const tasks = tasksNow(thread);
   const key = `${tasks.active.join(',')}/${tasks.standby.join(',')}`;
   if (key !== lastTasks) {
@@ -68,7 +69,9 @@ function report(): void {
 
 function fail(e: unknown): void {
   const error = e instanceof Error ? e : new Error(String(e));
-  post({ type: 'error', name: error.name, message: error.message, stack: error.stack });
+  const c = error.cause;
+  const cause = c instanceof Error ? { name: c.name, message: c.message, stack: c.stack } : undefined;
+  post({ type: 'error', name: error.name, message: error.message, stack: error.stack, cause });
 }
 
 async function build(): Promise<StreamThread> {

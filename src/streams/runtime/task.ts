@@ -8,9 +8,11 @@
 // punctuate()* -> close(). Stream time is the largest record timestamp the task has seen.
 
 import assert from 'node:assert/strict';
+import { KafkaProtocolError } from '../../client/errors.js';
 import { keyPartition } from '../../client/partitioners.js';
-import { StreamsConfigError, StreamsError } from '../errors.js';
+import { FailedProcessingError, StreamsConfigError, StreamsError } from '../errors.js';
 import { resolveSerde } from '../kgrouped-table.js';
+import type { ErrorHandlerContext, ProcessingExceptionHandler } from '../processing-exception-handler.js';
 import {
   type Cancellable,
   type Header,
@@ -101,6 +103,13 @@ export interface TaskEnvironment {
   defaultValueSerde: Serde<unknown>;
   deserializationExceptionHandler: DeserializationExceptionHandler;
   /**
+   * processing.exception.handler, told of each error a processor's process() or a punctuator throws; absent (and
+   * in a global task, as Kafka's GlobalStateUpdateTask sets none) the error goes up as it is.
+   */
+  processingExceptionHandler?: ProcessingExceptionHandler;
+  /** A record was dropped (Kafka's dropped-records sensor): skipped by a handler or for its timestamp. */
+  onDroppedRecord?(): void;
+  /**
    * default.timestamp.extractor, for the sources without their own; absent: the record's timestamp. A global task
    * applies none (Kafka's GlobalStateUpdateTask keeps the record's timestamp, negative or not).
    */
@@ -119,6 +128,11 @@ export interface TaskEnvironment {
 
 interface NodeInstance {
   name: string;
+  /**
+   * Whether an error of its process() goes to the processing exception handler: a processor's, not a sink's
+   * (Kafka's SinkNode overrides ProcessorNode.process, so its errors reach the parent's handling).
+   */
+  handlesErrors: boolean;
   processor: Processor<unknown, unknown, unknown, unknown>;
   children: NodeInstance[];
 }
@@ -182,6 +196,8 @@ export class Task {
   /** Restored and initialized: its stores may be read from outside (interactive queries). */
   initialized = false;
   processed = 0;
+  /** Records this task dropped (Kafka's task-level dropped-records-total). */
+  droppedRecords = 0;
 
   constructor(
     readonly subtopology: Subtopology,
@@ -198,7 +214,7 @@ export class Task {
           : node.kind === 'sink'
             ? this.sinkProcessor(node)
             : { process: () => {} };
-      this.nodes.set(name, { name, processor, children: [] });
+      this.nodes.set(name, { name, processor, handlesErrors: node.kind === 'processor', children: [] });
     }
     for (const name of subtopology.nodes) {
       const node = env.topology.nodes.get(name)!;
@@ -323,6 +339,7 @@ export class Task {
       this.env.log(
         `skipping record of ${topic}-${raw.partition} at offset ${raw.offset}: it failed to deserialize (${error.message})`,
       );
+      this.recordDropped();
       return;
     }
     const timestamp = this.extractTimestamp(source, raw, key, value);
@@ -331,6 +348,7 @@ export class Task {
       this.env.log(
         `skipping record of ${topic}-${raw.partition} at offset ${raw.offset}: invalid timestamp ${timestamp}`,
       );
+      this.recordDropped();
       return;
     }
     this.current = { topic, partition: raw.partition, offset: raw.offset };
@@ -339,6 +357,14 @@ export class Task {
     const node = this.nodes.get(source.name)!;
     try {
       this.forwardFrom(node, new Record(key, value, timestamp, raw.headers), undefined);
+    } catch (e) {
+      // Kafka's StreamTask.process: a processing error the handler failed on ends the thread with this message.
+      if (!(e instanceof FailedProcessingError)) throw e;
+      throw new StreamsError(
+        e.kafkaMessage ??
+          `Exception caught in process. taskId=${this.id}, processor=${source.name}, topic=${topic}, partition=${raw.partition}, offset=${raw.offset}`,
+        { cause: e.cause },
+      );
     } finally {
       // Even when a processor throws (Kafka's StreamTask.process resets its context in a finally): a punctuation
       // or an error report that runs next must not see this record's place.
@@ -381,6 +407,8 @@ export class Task {
       this.currentHeaders = NO_HEADERS;
       try {
         p.fn(nowMs);
+      } catch (e) {
+        this.punctuationFailed(p.node, nowMs, e);
       } finally {
         this.currentNode = previous;
         this.current = previousMetadata;
@@ -408,13 +436,124 @@ export class Task {
         this.currentNode = child;
         this.currentTimestampMs = record.timestamp;
         this.currentHeaders = record.headers;
-        child.processor.process(record);
+        if (!child.handlesErrors) child.processor.process(record);
+        else
+          try {
+            child.processor.process(record);
+          } catch (e) {
+            this.processingFailed(child, record, e);
+          }
       }
     } finally {
       this.currentNode = previousNode;
       this.currentTimestampMs = previousTimestampMs;
       this.currentHeaders = previousHeaders;
     }
+  }
+
+  /** The processing exception handler of this task; null where errors go up as they are (a global task). */
+  private get processingHandler(): ProcessingExceptionHandler | null {
+    return this.subtopology.global ? null : (this.env.processingExceptionHandler ?? null);
+  }
+
+  /**
+   * Whether an error a processor threw is one the processing exception handler is told of: not one already
+   * handled below (FailedProcessingError), not a configuration error (Brook's: as for deserialization, no record
+   * is at fault), not a client error that carries a Kafka error code (Kafka's TaskMigrated / TaskCorrupted
+   * exceptions pass the same way).
+   */
+  private handleable(e: unknown): e is Error {
+    if (!(e instanceof Error) || e instanceof FailedProcessingError || e instanceof StreamsConfigError)
+      return false;
+    for (let c: unknown = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++)
+      if (c instanceof KafkaProtocolError) return false;
+    return true;
+  }
+
+  /** Asks the handler about an error; a handler that throws or answers neither value fails the thread. */
+  private askHandler(
+    handler: ProcessingExceptionHandler,
+    context: ErrorHandlerContext,
+    record: Record<unknown, unknown> | null,
+    error: Error,
+  ): 'CONTINUE' | 'FAIL' {
+    let response: unknown;
+    try {
+      response = handler(context, record, error);
+    } catch (e) {
+      response = e;
+    }
+    if (response === 'CONTINUE' || response === 'FAIL') return response;
+    this.env.log(
+      `Processing error callback failed after processing error for record of ${context.topic}-${context.partition} at offset ${context.offset}: ${error.message}`,
+    );
+    const fatal =
+      response instanceof Error ? response : new Error('Invalid ProcessingExceptionHandler response.');
+    throw new FailedProcessingError('Fatal user code error in processing error callback', fatal);
+  }
+
+  /**
+   * Kafka's ProcessorNode.process catch: the node's error goes to the handler with the record the node was given
+   * and the context it ran in; CONTINUE drops the record there (the parent goes on with its next child),
+   * FAIL sends a FailedProcessingError up through the parents.
+   */
+  private processingFailed(node: NodeInstance, record: Record<unknown, unknown>, e: unknown): void {
+    const handler = this.processingHandler;
+    if (handler === null || !this.handleable(e)) throw e;
+    const context = this.errorHandlerContext(node.name);
+    const where = `processor node: ${node.name}, taskId: ${this.id}, source topic: ${context.topic}, source partition: ${context.partition}, source offset: ${context.offset}`;
+    if (this.askHandler(handler, context, record, e) === 'FAIL') {
+      this.env.log(
+        `Exception caught during message processing, ${where}: ${e.message}. Processing exception handler is set to fail upon a processing error. If you would rather have the streaming pipeline continue after a processing error, please set the processing.exception.handler appropriately.`,
+      );
+      throw new FailedProcessingError(null, e);
+    }
+    this.env.log(`Exception caught during message processing, ${where}: ${e.message}`);
+    this.recordDropped();
+  }
+
+  /**
+   * Kafka's StreamTask.punctuate catch: the punctuator's error goes to the handler without a record, in the
+   * punctuation's context; FAIL (or a failure below it) ends the thread with Kafka's message.
+   */
+  private punctuationFailed(node: NodeInstance, nowMs: number, e: unknown): void {
+    const punctuating = `Exception caught while punctuating processor '${node.name}'`;
+    if (e instanceof FailedProcessingError)
+      throw e.kafkaMessage === null ? new StreamsError(punctuating, { cause: e.cause }) : e;
+    const handler = this.processingHandler;
+    if (handler === null || !this.handleable(e)) throw e;
+    const context: ErrorHandlerContext = {
+      ...this.errorHandlerContext(node.name),
+      headers: NO_HEADERS,
+      timestamp: nowMs,
+    };
+    if (this.askHandler(handler, context, null, e) === 'FAIL') {
+      this.env.log(
+        `${punctuating}: ${e.message}. Processing exception handler is set to fail upon a processing error. If you would rather have the streaming pipeline continue after a processing error, please set the processing.exception.handler appropriately.`,
+      );
+      throw new StreamsError(punctuating, { cause: e });
+    }
+    this.env.log(`${punctuating}, task ${this.id}: ${e.message}; going on`);
+    this.recordDropped();
+  }
+
+  /** Where the current node runs: the record context's place, timestamp and headers (Kafka's ErrorHandlerContext). */
+  private errorHandlerContext(nodeName: string): ErrorHandlerContext {
+    const c = this.current;
+    return {
+      topic: c?.topic ?? null,
+      partition: c?.partition ?? -1,
+      offset: c?.offset ?? -1,
+      headers: this.currentHeaders,
+      processorNodeId: nodeName,
+      taskId: this.id,
+      timestamp: this.currentTimestampMs,
+    };
+  }
+
+  private recordDropped(): void {
+    this.droppedRecords++;
+    this.env.onDroppedRecord?.();
   }
 
   /**

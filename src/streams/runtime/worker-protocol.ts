@@ -44,8 +44,8 @@ export interface WorkerInit {
    */
   slot: number;
   /**
-   * Float64Array(3) over it: records processed, changelog records restored, changelog records applied to
-   * standby stores (written by the worker).
+   * Float64Array(4) over it: records processed, changelog records restored, changelog records applied to
+   * standby stores, records dropped (written by the worker).
    */
   counters: SharedArrayBuffer;
   /** Int32Array(1) over it: set to 1 and notified when an answer to a query is posted on `queries`. */
@@ -67,7 +67,14 @@ export type FromWorker =
   | { type: 'state'; state: ThreadState; active: string[]; standby: string[] }
   | { type: 'tasks'; active: string[]; standby: string[] }
   | { type: 'log'; message: string }
-  | { type: 'error'; name: string; message: string; stack: string | undefined }
+  | {
+      type: 'error';
+      name: string;
+      message: string;
+      stack: string | undefined;
+      /** The error's cause, one level (a processing error under the task's StreamsException). */
+      cause?: { name: string; message: string; stack: string | undefined };
+    }
   | { type: 'assignment'; info: AssignmentInfo; generationId: number }
   | { type: 'shutdownRequested' }
   /** Before opening new active tasks: the other workers must close their standbys of them. */

@@ -31,6 +31,7 @@ export interface LocalThread {
   readonly state: ThreadState;
   readonly processed: number;
   readonly restoredRecords: number;
+  readonly droppedRecords: number;
   start(): void;
   /** `leaveGroup`: the thread's consumer leaves the group (KafkaStreams' CloseOptions.leaveGroup). */
   close(leaveGroup?: boolean): Promise<void>;
@@ -119,7 +120,7 @@ export class WorkerStreamThread implements LocalThread {
     this.closed = new Promise((resolve) => {
       this.closedResolve = resolve;
     });
-    const counters = new SharedArrayBuffer(24);
+    const counters = new SharedArrayBuffer(32);
     const signal = new SharedArrayBuffer(4);
     this.counters = new Float64Array(counters);
     this.signal = new Int32Array(signal);
@@ -170,6 +171,10 @@ export class WorkerStreamThread implements LocalThread {
   /** Changelog records this worker applied to its standby stores. */
   get standbyRecords(): number {
     return this.counters[2]!;
+  }
+
+  get droppedRecords(): number {
+    return this.counters[3]!;
   }
 
   /** Has the worker close its standbys of these tasks (another worker takes them over); settles when it did. */
@@ -223,9 +228,8 @@ export class WorkerStreamThread implements LocalThread {
         this.hooks.log(m.message);
         return;
       case 'error': {
-        const error = new Error(m.message);
-        error.name = m.name;
-        if (m.stack !== undefined) error.stack = m.stack;
+        const error = rebuiltError(m);
+        if (m.cause !== undefined) error.cause = rebuiltError(m.cause);
         this.failed(error);
         return;
       }
@@ -344,4 +348,12 @@ export function workerStoreView(
       };
     },
   });
+}
+
+/** An error posted by a worker (name, message, stack), made an Error again on this side. */
+function rebuiltError(posted: { name: string; message: string; stack: string | undefined }): Error {
+  const error = new Error(posted.message);
+  error.name = posted.name;
+  if (posted.stack !== undefined) error.stack = posted.stack;
+  return error;
 }

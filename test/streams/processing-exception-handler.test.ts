@@ -1,0 +1,311 @@
+// processing.exception.handler (KIP-1033, Kafka Streams 3.9) through a broker: a processor's error reaches the
+// handler with the record and its place; LogAndContinue drops the record, counts it as dropped, and the
+// application goes on; a punctuator's error reaches it without a record, in the punctuation's context; the
+// default (LogAndFail) ends the thread with Kafka's "Exception caught in process" StreamsException. The fine
+// points (a sibling still gets the record, a handler that throws, the config's names) run in the test driver.
+
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Producer } from '../../src/client/producer.js';
+import {
+  Consumed,
+  type ErrorHandlerContext,
+  KafkaStreams,
+  Produced,
+  Serdes,
+  StreamsBuilder,
+  StreamsConfigError,
+  Record as StreamsRecord,
+  TopologyTestDriver,
+} from '../../src/streams/index.js';
+import type { ProcessorContext } from '../../src/streams/processor.js';
+import { waitUntil } from '../helpers/wait.js';
+import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+
+const S = Serdes.String();
+
+/** in -> mapValues (throws on "boom") -> out. */
+function upperCasing(input: string, output: string): StreamsBuilder {
+  const builder = new StreamsBuilder();
+  builder
+    .stream(input, Consumed.with(S, S))
+    .mapValues((v) => {
+      if (v === 'boom') throw new Error('boom');
+      return v.toUpperCase();
+    })
+    .to(output, Produced.with(S, S));
+  return builder;
+}
+
+interface Reported {
+  context: ErrorHandlerContext;
+  record: { key: unknown; value: unknown; timestamp: number } | null;
+  error: string;
+}
+
+function reported(
+  context: ErrorHandlerContext,
+  record: StreamsRecord<unknown, unknown> | null,
+  error: Error,
+): Reported {
+  return {
+    context: { ...context, headers: [...context.headers] },
+    record: record === null ? null : { key: record.key, value: record.value, timestamp: record.timestamp },
+    error: error.message,
+  };
+}
+
+describe('processing.exception.handler through a broker', () => {
+  const broker = useStreamsBroker(
+    { 'peh-in-1': 1, 'peh-out-1': 1, 'peh-in-2': 1, 'peh-out-2': 1, 'peh-in-3': 1, 'peh-out-3': 1 },
+    3,
+  );
+
+  function config(app: string, dir: string, extra: Record<string, unknown> = {}) {
+    return {
+      'application.id': app,
+      'bootstrap.servers': broker.bootstrap,
+      'state.dir': dir,
+      'commit.interval.ms': 100,
+      ...extra,
+    };
+  }
+
+  async function produce(topic: string, values: string[], timestamp: number): Promise<void> {
+    const producer = new Producer({ bootstrapServers: broker.bootstrap });
+    try {
+      await producer.sendBatch(
+        values.map((v, i) => ({
+          topic,
+          key: Buffer.from('k'),
+          value: Buffer.from(v),
+          timestamp: timestamp + i,
+          headers: { h: v },
+        })),
+      );
+    } finally {
+      await producer.close();
+    }
+  }
+
+  it('a processor error answered CONTINUE drops the record, is counted, and processing goes on', async () => {
+    const seen: Reported[] = [];
+    const streams = new KafkaStreams(
+      upperCasing('peh-in-1', 'peh-out-1').build(),
+      config('peh-continue', broker.dirs[0]!, {
+        'processing.exception.handler': (
+          c: ErrorHandlerContext,
+          r: StreamsRecord<unknown, unknown> | null,
+          e: Error,
+        ) => {
+          seen.push(reported(c, r, e));
+          return 'CONTINUE';
+        },
+      }),
+    );
+    const errors: Error[] = [];
+    streams.setUncaughtExceptionHandler((e) => {
+      errors.push(e);
+      return 'SHUTDOWN_CLIENT';
+    });
+    const follower = new TopicFollower(broker.bootstrap, 'peh-out-1', 1);
+    follower.start();
+    try {
+      await streams.start();
+      await produce('peh-in-1', ['a', 'boom', 'b'], 1000);
+      await waitUntil(
+        () => follower.records.length >= 2,
+        60_000,
+        () => `out ${follower.records.map((r) => r.value).join(',')}; errors ${errors.map((e) => e.message)}`,
+      );
+      assert.deepEqual(
+        follower.records.map((r) => r.value?.toString()),
+        ['A', 'B'],
+      );
+      assert.deepEqual(seen, [
+        {
+          context: {
+            topic: 'peh-in-1',
+            partition: 0,
+            offset: 1,
+            headers: [{ key: 'h', value: Buffer.from('boom') }],
+            processorNodeId: 'KSTREAM-MAPVALUES-0000000001',
+            taskId: '0_0',
+            timestamp: 1001,
+          },
+          record: { key: 'k', value: 'boom', timestamp: 1001 },
+          error: 'boom',
+        },
+      ]);
+      assert.equal(streams.droppedRecords(), 1);
+      assert.equal(streams.state(), 'RUNNING');
+      assert.deepEqual(errors, []);
+    } finally {
+      await streams.close();
+      await follower.stop();
+    }
+  });
+
+  it("a punctuator's error reaches the handler without a record, in the punctuation's context", async () => {
+    const seen: Reported[] = [];
+    const builder = new StreamsBuilder();
+    builder
+      .stream('peh-in-2', Consumed.with(S, S))
+      .process<string, string>(() => {
+        let ctx: ProcessorContext<string, string>;
+        let punctuations = 0;
+        return {
+          init(c) {
+            ctx = c;
+            c.schedule(1000, 'STREAM_TIME', () => {
+              punctuations++;
+              if (punctuations === 1) throw new Error('punctuator failed');
+              ctx.forward(new StreamsRecord('p', `punctuation ${punctuations}`, 0));
+            });
+          },
+          process(r) {
+            ctx.forward(r);
+          },
+        };
+      })
+      .to('peh-out-2', Produced.with(S, S));
+    const streams = new KafkaStreams(
+      builder.build(),
+      config('peh-punctuate', broker.dirs[1]!, {
+        'processing.exception.handler': (
+          c: ErrorHandlerContext,
+          r: StreamsRecord<unknown, unknown> | null,
+          e: Error,
+        ) => {
+          seen.push(reported(c, r, e));
+          return 'CONTINUE';
+        },
+      }),
+    );
+    const follower = new TopicFollower(broker.bootstrap, 'peh-out-2', 1);
+    follower.start();
+    try {
+      await streams.start();
+      await produce('peh-in-2', ['a'], 5000);
+      await produce('peh-in-2', ['b'], 7000);
+      await waitUntil(
+        () => follower.records.length >= 3,
+        60_000,
+        () => follower.records.map((r) => r.value).join(','),
+      );
+      assert.deepEqual(
+        follower.records.map((r) => r.value?.toString()),
+        ['a', 'b', 'punctuation 2'],
+      );
+      assert.equal(seen.length, 1);
+      assert.deepEqual(seen[0], {
+        context: {
+          topic: null,
+          partition: -1,
+          offset: -1,
+          headers: [],
+          processorNodeId: 'KSTREAM-PROCESSOR-0000000001',
+          taskId: '0_0',
+          timestamp: 5000,
+        },
+        record: null,
+        error: 'punctuator failed',
+      });
+      assert.equal(streams.droppedRecords(), 1);
+    } finally {
+      await streams.close();
+      await follower.stop();
+    }
+  });
+
+  it("LogAndFail, the default, ends the thread with Kafka's StreamsException, the error its cause", async () => {
+    const streams = new KafkaStreams(
+      upperCasing('peh-in-3', 'peh-out-3').build(),
+      config('peh-fail', broker.dirs[2]!),
+    );
+    const errors: Error[] = [];
+    streams.setUncaughtExceptionHandler((e) => {
+      errors.push(e);
+      return 'SHUTDOWN_CLIENT';
+    });
+    try {
+      await streams.start();
+      await produce('peh-in-3', ['a', 'boom'], 1000);
+      await waitUntil(
+        () => streams.state() === 'ERROR',
+        60_000,
+        () => `${streams.state()} ${errors.map((e) => e.message)}`,
+      );
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0]!.name, 'StreamsException');
+      assert.equal(
+        errors[0]!.message,
+        'Exception caught in process. taskId=0_0, processor=KSTREAM-SOURCE-0000000000, topic=peh-in-3, partition=0, offset=1',
+      );
+      assert.equal((errors[0]!.cause as Error).message, 'boom');
+      assert.equal(streams.droppedRecords(), 0);
+    } finally {
+      await streams.close();
+    }
+  });
+});
+
+describe('processing.exception.handler in the test driver', () => {
+  it('CONTINUE drops the record at the failing processor only: its sibling still gets it', () => {
+    const builder = new StreamsBuilder();
+    const source = builder.stream('in', Consumed.with(S, S));
+    source
+      .mapValues((v) => {
+        if (v === 'boom') throw new Error('boom');
+        return v;
+      })
+      .to('failing', Produced.with(S, S));
+    source.to('sibling', Produced.with(S, S));
+    const driver = new TopologyTestDriver(builder.build(), {
+      'processing.exception.handler':
+        'org.apache.kafka.streams.errors.LogAndContinueProcessingExceptionHandler',
+    });
+    try {
+      driver.createInputTopic('in', S, S).pipeValueList(['a', 'boom', 'b']);
+      assert.deepEqual(driver.createOutputTopic('failing', S, S).readValuesToList(), ['a', 'b']);
+      assert.deepEqual(driver.createOutputTopic('sibling', S, S).readValuesToList(), ['a', 'boom', 'b']);
+    } finally {
+      driver.close();
+    }
+  });
+
+  it('a handler that throws, or answers neither CONTINUE nor FAIL, is a fatal user code error', () => {
+    for (const handler of [
+      () => {
+        throw new Error('handler broke');
+      },
+      // A handler written without the types (JavaScript) may answer anything.
+      (() => 'MAYBE') as never,
+    ]) {
+      const driver = new TopologyTestDriver(upperCasing('in', 'out').build(), {
+        'processing.exception.handler': handler,
+      });
+      try {
+        assert.throws(
+          () => driver.createInputTopic('in', S, S).pipeInput('k', 'boom'),
+          (e: Error) =>
+            e.name === 'StreamsException' &&
+            e.message === 'Fatal user code error in processing error callback' &&
+            /handler broke|Invalid ProcessingExceptionHandler response/.test((e.cause as Error).message),
+        );
+      } finally {
+        driver.close();
+      }
+    }
+  });
+
+  it("takes Kafka's handler names and refuses others", () => {
+    const topology = upperCasing('in', 'out').build();
+    for (const name of ['LogAndFailProcessingExceptionHandler', 'LogAndContinueProcessingExceptionHandler'])
+      new TopologyTestDriver(topology, { 'processing.exception.handler': name }).close();
+    assert.throws(
+      () => new TopologyTestDriver(topology, { 'processing.exception.handler': 'NoSuchHandler' }),
+      StreamsConfigError,
+    );
+  });
+});
