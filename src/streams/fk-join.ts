@@ -231,7 +231,7 @@ export function foreignKeyJoin<K, V, KO, VO, VR>(
   const leftGetter = left.valueGetter;
   const rightGetter = right.valueGetter;
   if (leftGetter === null || rightGetter === null)
-    throw new TopologyError('a foreign-key join needs tables whose values can be read (not windowed tables)');
+    throw new TopologyError('a foreign-key join needs tables whose values can be read');
   const userName = joined instanceof Named ? joined.name : (joined?.name ?? null);
   const names = joinNames(b, userName);
   // Kafka's MaterializedInternal names the result store even when it is not materialized.

@@ -176,7 +176,8 @@ export class KTable<K, V> {
   }
 
   /**
-   * @internal how processors below read this table's values (null: not readable, a windowed table). Asking for
+   * @internal how processors below read this table's values (a windowed aggregation's reads its window store or
+   * session store by the windowed key, as Kafka's view() of those aggregations; null: not readable). Asking for
    * it may materialize the table (a foreign-key join's result gets its store then), as Kafka materializes a table
    * when an operation below needs its values or its old values.
    */

@@ -7,7 +7,7 @@
 
 import { Materialized, type Named } from './dsl-options.js';
 import type { Aggregator, Initializer, KGroupedStream, Reducer } from './ktable.js';
-import { burnCountName, KTable } from './ktable.js';
+import { burnCountName, KTable, type ValueGetterSupplier } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes } from './serdes.js';
 import { CachingSessionStore } from './state/caching-session-store.js';
@@ -139,8 +139,34 @@ export class SessionWindowedKStream<K, V> {
     );
     b.topology.addStateStore(store as StoreBuilder, name);
     const windowedKeySerde = keySerde === null ? null : WindowedSerdes.sessionWindowedSerdeFrom(keySerde);
-    return new KTable<Windowed<K>, VA>(b, name, windowedKeySerde, m.valueSerde, storeName, w);
+    return new KTable<Windowed<K>, VA>(
+      b,
+      name,
+      windowedKeySerde,
+      m.valueSerde,
+      storeName,
+      w,
+      sessionStoreGetter<K, VA>(storeName),
+    );
   }
+}
+
+/**
+ * How processors below read a session aggregation's table (Kafka's KStreamSessionWindowAggregate view()): a
+ * windowed key reads the aggregate of exactly that session (its key, start and end), timestamped with the
+ * session's end; so a session-windowed table can be joined.
+ */
+export function sessionStoreGetter<K, V>(storeName: string): ValueGetterSupplier<Windowed<K>, V> {
+  return {
+    stores: [storeName],
+    init(context) {
+      const store = context.getStateStore<SessionStore<K, V>>(storeName);
+      return (windowed) => {
+        const value = store.fetchSession(windowed.key, windowed.window.startMs, windowed.window.endMs);
+        return value === null ? null : { value, timestamp: windowed.window.endMs };
+      };
+    },
+  };
 }
 
 function sessionAggregateSupplier<K, V, VA>(

@@ -119,7 +119,7 @@ export function tableTableJoin<K, V, VO, VR>(
   const leftGetter = left.valueGetter;
   const rightGetter = right.valueGetter;
   if (leftGetter === null || rightGetter === null)
-    throw new TopologyError('a table-table join needs tables whose values can be read (not windowed tables)');
+    throw new TopologyError('a table-table join needs tables whose values can be read');
   const storeName =
     materialized === undefined ? null : (materialized.storeName ?? b.newStoreName('KTABLE-MERGE-'));
   const mergeName = b.nameOr(named, 'KTABLE-MERGE-');

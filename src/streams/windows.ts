@@ -14,6 +14,7 @@ import {
   type KGroupedStream,
   KTable,
   type Reducer,
+  type ValueGetterSupplier,
 } from './ktable.js';
 import { Change, type Processor, type ProcessorContext, Record } from './processor.js';
 import { type Serde, Serdes, SerializationError } from './serdes.js';
@@ -229,8 +230,31 @@ export class TimeWindowedKStream<K, V> {
     }
     const windowedKeySerde =
       keySerde === null ? null : WindowedSerdes.timeWindowedSerdeFrom(keySerde, sizeMs);
-    return new KTable<Windowed<K>, VA>(b, name, windowedKeySerde, m.valueSerde, storeName, w);
+    return new KTable<Windowed<K>, VA>(
+      b,
+      name,
+      windowedKeySerde,
+      m.valueSerde,
+      storeName,
+      w,
+      windowStoreGetter<K, VA>(storeName),
+    );
   }
+}
+
+/**
+ * How processors below read a time or sliding window aggregation's table (Kafka's KStreamWindowAggregate and
+ * KStreamSlidingWindowAggregate view()): a windowed key reads the aggregate of its key's window that starts
+ * where its window starts, with the aggregate's timestamp; so a windowed table can be joined.
+ */
+export function windowStoreGetter<K, V>(storeName: string): ValueGetterSupplier<Windowed<K>, V> {
+  return {
+    stores: [storeName],
+    init(context) {
+      const store = context.getStateStore<TimestampedWindowStore<K, V>>(storeName);
+      return (windowed) => store.fetch(windowed.key, windowed.window.startMs);
+    },
+  };
 }
 
 function windowAggregateSupplier<K, V, VA>(
