@@ -173,6 +173,11 @@ interface PartitionState {
   validating: boolean;
   /** The position must come from auto.offset.reset, not from the committed offset (Kafka's AWAIT_RESET). */
   awaitingReset: boolean;
+  /**
+   * The strategy of a reset that seekToBeginning() or seekToEnd() asked for, resolved at the next poll() or
+   * position() (Kafka's requestOffsetReset(partition, strategy)); null to reset by auto.offset.reset.
+   */
+  resetTo: 'earliest' | 'latest' | null;
   paused: boolean;
   /**
    * Newly assigned to a group member whose onPartitionsAssigned callback still runs: not fetched until it ends, so
@@ -380,6 +385,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    */
   private previousGeneration: GenerationInfo | null = null;
   private coordinatorId = -1;
+  /** The position resolution in flight (resolveMissingPositions), or null. */
+  private resolving: Promise<void> | null = null;
   private readonly options: ConsumerOptions<K, V>;
 
   constructor(options: ConsumerOptions<K, V>) {
@@ -462,6 +469,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         awaitingValidation: false,
         validating: false,
         awaitingReset: false,
+        resetTo: null,
         paused: false,
         awaitingCallback,
         pendingRevocation: false,
@@ -645,7 +653,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         this.fetchError = null;
         throw err;
       }
-      if (s.position === null) await this.resolvePositions([s]);
+      if (s.position === null) await this.resolveMissingPositions(deadline);
       if (s.position !== null && !s.awaitingValidation) return s.position;
       this.startFetches();
       const left = deadline - Date.now();
@@ -700,6 +708,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.positionLeaderEpoch = this.cluster.leaderEpochOf(s.topic, s.partition);
     s.awaitingValidation = epoch >= 0;
     s.awaitingReset = false;
+    s.resetTo = null;
   }
 
   /** Kafka's requestOffsetReset: the next position comes from auto.offset.reset, not from the committed offset. */
@@ -708,6 +717,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.position = null;
     s.awaitingValidation = false;
     s.awaitingReset = true;
+    s.resetTo = null;
   }
 
   /**
@@ -727,24 +737,31 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     s.awaitingValidation = true;
   }
 
-  /** Moves to each partition's log start offset (asked of the broker now, not at the next fetch). */
+  /**
+   * Moves each partition to its log start offset, as Kafka's seekToBeginning: lazily, the offset is asked of the
+   * broker at the next poll() or position(). Records already fetched are dropped at once.
+   */
   async seekToBeginning(tps: TopicPartition[] = this.assignment()): Promise<void> {
-    await this.seekToTimestamp(tps, EARLIEST_TIMESTAMP);
+    this.requestResetTo(tps, 'earliest');
   }
 
-  /** Moves to each partition's end: the high watermark, or the last stable offset under read_committed. */
+  /**
+   * Moves each partition to its end (the high watermark, or the last stable offset under read_committed), as Kafka's
+   * seekToEnd: lazily, the end as of the next poll() or position(), so records written before that are skipped.
+   */
   async seekToEnd(tps: TopicPartition[] = this.assignment()): Promise<void> {
-    await this.seekToTimestamp(tps, LATEST_TIMESTAMP);
+    this.requestResetTo(tps, 'latest');
   }
 
-  private async seekToTimestamp(tps: TopicPartition[], timestamp: number): Promise<void> {
-    const answers = await listOffsets(
-      this.cluster,
-      tps.map((tp) => ({ ...tp, timestamp })),
-      this.isolation(),
-      { currentLeaderEpoch: true },
-    );
-    for (const a of answers) this.seek(a, a.offset);
+  /** Kafka's requestOffsetReset(partitions, strategy): every partition is checked first, then all are reset. */
+  private requestResetTo(tps: TopicPartition[], strategy: 'earliest' | 'latest'): void {
+    this.checkOpen();
+    const states = tps.map((tp) => this.state(tp));
+    for (const s of states) {
+      this.requestReset(s);
+      s.resetTo = strategy;
+    }
+    this.wake();
   }
 
   /** For each partition, the earliest offset whose timestamp is at or after the given one (null if none). */
@@ -817,6 +834,29 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   }
 
   /**
+   * Gives every assigned partition without a position one (resolvePositions), waiting for it until `deadlineMs` at
+   * most, as Kafka's poll(timeout) and position(partition, timeout) bound their updateFetchPositions with their
+   * timer. One resolution is in flight at a time, shared by poll() and position(); one outlasting its caller goes on
+   * and the next call waits for it (a ListOffsets nobody answers holds no poll() past its timeout, so a loop of
+   * polls still sees a stop flag). Its failure goes to the callers that wait for it; the next call starts again.
+   */
+  private async resolveMissingPositions(deadlineMs: number): Promise<void> {
+    let resolving = this.resolving;
+    if (resolving === null) {
+      const missing = [...this.partitions.values()].filter((s) => s.position === null);
+      if (missing.length === 0) return;
+      resolving = this.resolvePositions(missing).finally(() => {
+        if (this.resolving === resolving) this.resolving = null;
+      });
+      this.resolving = resolving;
+    }
+    const timedOut = new Error('the positions are still being resolved');
+    await settleWithin(resolving, deadlineMs - Date.now(), () => timedOut).catch((err: unknown) => {
+      if (err !== timedOut) throw err;
+    });
+  }
+
+  /**
    * Positions from committed offsets (with a group), else from auto.offset.reset. Only a partition the group has
    * no offset for is reset: when the committed offsets cannot be read (GROUP_AUTHORIZATION_FAILED,
    * TOPIC_AUTHORIZATION_FAILED), the error goes to the caller of poll() or position(), as Kafka's consumer throws
@@ -828,10 +868,12 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     // again (that offset is the one that failed).
     const fromCommitted = missing.filter((s) => !s.awaitingReset);
     if (this.groupId !== undefined && fromCommitted.length > 0) {
+      const epochs = fromCommitted.map((s) => s.epoch);
       const committed = await this.committedOffsets(fromCommitted);
-      for (const s of fromCommitted) {
+      for (const [i, s] of fromCommitted.entries()) {
         const c = committed.get(tpKey(s.topic, s.partition));
-        if (c === undefined || c.offset < 0 || s.position !== null) continue;
+        // A seek, or a seekToBeginning()/seekToEnd() asked for while the offsets were fetched, decides instead.
+        if (c === undefined || c.offset < 0 || s.position !== null || s.epoch !== epochs[i]) continue;
         // As Kafka's refreshCommittedOffsets: the position takes the committed epoch too, so that committing it
         // again before consuming anything keeps the epoch the group had, and is validated with it.
         this.placePosition(s, c.offset, c.leaderEpoch);
@@ -839,19 +881,26 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       missing = missing.filter((s) => s.position === null);
     }
     if (missing.length === 0) return;
-    if (this.o.autoOffsetReset === 'none') {
-      throw new NoOffsetForPartitionError(missing.map((s) => `${s.topic}-${s.partition}`));
+    const policy = this.o.autoOffsetReset;
+    const unresettable = missing.filter((s) => s.resetTo === null && policy === 'none');
+    if (unresettable.length > 0) {
+      throw new NoOffsetForPartitionError(unresettable.map((s) => `${s.topic}-${s.partition}`));
     }
-    const timestamp = this.o.autoOffsetReset === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP;
+    const sent = missing.map((s) => ({ s, epoch: s.epoch, strategy: s.resetTo ?? policy }));
     const answers = await listOffsets(
       this.cluster,
-      missing.map((s) => ({ topic: s.topic, partition: s.partition, timestamp })),
+      sent.map(({ s, strategy }) => ({
+        topic: s.topic,
+        partition: s.partition,
+        timestamp: strategy === 'earliest' ? EARLIEST_TIMESTAMP : LATEST_TIMESTAMP,
+      })),
       this.isolation(),
       { currentLeaderEpoch: true },
     );
-    for (let i = 0; i < missing.length; i++) {
-      const s = missing[i]!;
-      if (s.position !== null) continue;
+    for (let i = 0; i < sent.length; i++) {
+      const { s, epoch } = sent[i]!;
+      // A seek or another reset since the request was sent decides the position instead.
+      if (s.position !== null || s.epoch !== epoch) continue;
       // A reset position has no epoch, as in Kafka's resetPositionIfNeeded, so it is not validated.
       this.placePosition(s, answers[i]!.offset, -1);
     }
@@ -1344,8 +1393,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         throw err;
       }
       // A partition whose onPartitionsAssigned has not succeeded gets a position too (it is only not fetched).
-      const unknown = [...this.partitions.values()].filter((s) => s.position === null);
-      if (unknown.length > 0) await this.resolvePositions(unknown);
+      await this.resolveMissingPositions(deadline);
       const records = this.drainBuffers();
       if (records.length > 0) {
         this.startFetches();

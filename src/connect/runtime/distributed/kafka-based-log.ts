@@ -22,6 +22,7 @@ import {
   type TopicPartition,
 } from '../../../client/index.js';
 import { PRODUCER_TIMEOUT_MS_MAX } from '../../../client/producer-settings.js';
+import { settleWithin } from '../../../common/deadline.js';
 import type { Logger } from '../../../common/logger.js';
 import { ConnectException } from '../../errors.js';
 import { CONNECT_LOGGERS, type Loggers } from '../loggers.js';
@@ -169,6 +170,7 @@ export class KafkaBasedLog {
     if (this.partitions.length === 0) throw new ConnectException(`Topic ${this.o.topic} has no partitions`);
     consumer.assign(this.partitions);
     for (const tp of this.partitions) this.positions.set(tp.partition, 0);
+    // Lazy, as Kafka's: the loop's first poll finds the beginnings, and readToEnd() below waits for it, bounded.
     await consumer.seekToBeginning(this.partitions);
     this.throwIfStopped();
     this.loop = this.run();
@@ -248,9 +250,10 @@ export class KafkaBasedLog {
         }
         this.positions.set(r.partition, r.offset + 1);
       }
-      // Positions also move past offsets that hold no record (transaction markers, compacted gaps).
+      // Positions also move past offsets that hold no record (transaction markers, compacted gaps). Only positions
+      // known now are read (no wait): one still being resolved would hold the loop, and stop() with it.
       for (const tp of this.partitions) {
-        const p = await consumer.position(tp).catch(() => null);
+        const p = await consumer.position(tp, 0).catch(() => null);
         if (p !== null && p > (this.positions.get(tp.partition) ?? 0)) this.positions.set(tp.partition, p);
       }
       for (const w of this.waiters.splice(0)) w();
@@ -261,13 +264,16 @@ export class KafkaBasedLog {
   async readToEnd(): Promise<void> {
     const consumer = this.consumer;
     if (consumer === null) throw new ConnectException(`The log of ${this.o.topic} is not started`);
-    const ends = await consumer.endOffsets(this.partitions);
     const deadline = Date.now() + READ_TO_END_TIMEOUT_MS;
+    const timedOut = (): ConnectException =>
+      new ConnectException(`Timed out reading ${this.o.topic} to its end`);
+    // The end offsets count against the same time limit: a broker that never answers them fails the call too.
+    const ends = await settleWithin(consumer.endOffsets(this.partitions), READ_TO_END_TIMEOUT_MS, timedOut);
     for (;;) {
       const behind = ends.some((e) => (this.positions.get(e.partition) ?? 0) < e.offset);
       if (!behind) return;
       if (this.stopped) throw new ConnectException(`The log of ${this.o.topic} was stopped`);
-      if (Date.now() > deadline) throw new ConnectException(`Timed out reading ${this.o.topic} to its end`);
+      if (Date.now() > deadline) throw timedOut();
       await new Promise<void>((r) => {
         const t = setTimeout(r, POLL_TIMEOUT_MS * 2);
         this.waiters.push(() => {
