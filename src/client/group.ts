@@ -7,8 +7,9 @@
 // so a slow record handler that keeps awaiting does not make the coordinator think the member died; a member
 // that does not poll within max.poll.interval.ms leaves the group, as in Kafka.
 //
-// Eager assignors revoke every owned partition before joining; cooperative-sticky revokes only the partitions
-// that moved away and rejoins once more if it gave any up (KIP-429). With enable.auto.commit, each join is
+// Eager assignors revoke every owned partition before joining; cooperative-sticky revokes before joining only the
+// partitions of topics no longer subscribed, after SyncGroup those that moved away, and rejoins once more if it gave
+// any up (KIP-429). With enable.auto.commit, each join is
 // preceded by a commit of every owned partition's position (Kafka's onJoinPrepare), under either protocol; the
 // revocation after SyncGroup commits nothing more, as Kafka's onJoinComplete.
 //
@@ -296,7 +297,19 @@ export class GroupMember extends GroupMembership {
     const owned = this.o.consumer.owned();
     const lost = this.generationId < 0 && owned.length > 0;
     if (!this.cooperative || lost) await this.revoke(owned, lost);
+    // Cooperative: the partitions of topics no longer subscribed are given up now, before the JoinGroup (which
+    // then does not claim them), as Kafka's onJoinPrepare; the others are kept through the rebalance.
+    else
+      await this.revoke(
+        owned.filter((tp) => !this.subscribes(tp.topic)),
+        false,
+      );
     return true;
+  }
+
+  /** Whether the subscription (a list or a pattern) takes in the topic. */
+  private subscribes(topic: string): boolean {
+    return Array.isArray(this.topics) ? this.topics.includes(topic) : this.topics.test(topic);
   }
 
   protected async joinProtocols(): Promise<{ name: string; metadata: Buffer }[]> {
