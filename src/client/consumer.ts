@@ -376,8 +376,15 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private running = false;
   /** The KIP-848 member's interval auto-commit (the classic protocol's auto-commit is made in poll() instead). */
   private autoCommitTimer: NodeJS.Timeout | null = null;
-  /** When poll() makes the next auto-commit (Kafka's ConsumerCoordinator nextAutoCommitTimer). */
+  /**
+   * When the next auto-commit is due (Kafka's ConsumerCoordinator nextAutoCommitTimer): made by poll() under the
+   * classic protocol, by autoCommitTimer under KIP-848.
+   */
   private nextAutoCommitMs: number;
+  /** close() has begun: no interval auto-commit starts any more (close() makes its own). */
+  private closing = false;
+  /** A KIP-848 interval auto-commit is waiting for its answer. */
+  private autoCommitInFlight = false;
   private group: GroupMember | ConsumerProtocolMember | null = null;
   /**
    * The applied generation of the last classic-protocol subscription, kept by unsubscribe() for groupMetadata():
@@ -566,6 +573,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       beforeRevoke: async (tps: TopicPartition[]) => this.markPendingRevocation(tps),
       commitBeforeJoin: (deadlineMs: number, eager: boolean) => this.autoCommitBeforeJoin(deadlineMs, eager),
       commitBeforeReconciliation: (deadlineMs: number) => this.autoCommitBeforeReconciliation(deadlineMs),
+      restartAutoCommitInterval: () => this.restartAutoCommitInterval(),
     };
     this.group =
       this.options.groupProtocol === 'consumer'
@@ -1837,12 +1845,59 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     });
   }
 
+  /** Kafka's nextAutoCommitTimer.updateAndReset(autoCommitIntervalMs) on a new assignment (onJoinComplete). */
+  private restartAutoCommitInterval(): void {
+    this.nextAutoCommitMs = Date.now() + this.o.autoCommitIntervalMs;
+    if (this.autoCommitTimer !== null) this.scheduleAutoCommit();
+  }
+
+  /**
+   * The KIP-848 member's interval auto-commit, as Kafka's CommitRequestManager.maybeAutoCommitAsync: one OffsetCommit
+   * per auto.commit.interval.ms, never retried (the next tick commits the newer positions instead); while one is in
+   * flight no other starts, and the one due meanwhile goes once it is answered; a retriable failure brings the next
+   * one forward to the retry backoff.
+   */
   private startAutoCommit(): void {
     if (!this.o.enableAutoCommit || this.autoCommitTimer !== null) return;
-    this.autoCommitTimer = setInterval(() => {
-      if (this.autoCommitDue()) this.commitPositions(this.assignment()).catch(() => {});
-    }, this.o.autoCommitIntervalMs);
+    this.scheduleAutoCommit();
+  }
+
+  private scheduleAutoCommit(): void {
+    if (this.autoCommitTimer !== null) clearTimeout(this.autoCommitTimer);
+    if (this.closing) return;
+    this.autoCommitTimer = setTimeout(
+      () => this.intervalAutoCommit(),
+      Math.max(0, this.nextAutoCommitMs - Date.now()),
+    );
     this.autoCommitTimer.unref();
+  }
+
+  private intervalAutoCommit(): void {
+    // In flight: the commit's end schedules the next one (Kafka's shouldAutoCommit: no commit while one is out).
+    if (this.closing || this.autoCommitInFlight) return;
+    const now = Date.now();
+    if (now < this.nextAutoCommitMs) {
+      this.scheduleAutoCommit();
+      return;
+    }
+    this.nextAutoCommitMs = now + this.o.autoCommitIntervalMs;
+    if (!this.autoCommitDue()) {
+      this.scheduleAutoCommit();
+      return;
+    }
+    this.autoCommitInFlight = true;
+    this.commitPositions(this.assignment(), { retries: 0 })
+      .catch((err: Error) => {
+        this.cluster.options.logger?.warn(`Asynchronous auto-commit of offsets failed: ${err.message}`, {
+          group: this.groupId,
+        });
+        if (err instanceof KafkaClientError && err.retriable)
+          this.nextAutoCommitMs = Math.min(this.nextAutoCommitMs, Date.now() + this.cluster.backoffMs(0));
+      })
+      .finally(() => {
+        this.autoCommitInFlight = false;
+        this.scheduleAutoCommit();
+      });
   }
 
   /**
@@ -1864,7 +1919,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const within = (step: Promise<unknown>): Promise<unknown> =>
       settleWithin(step, left(), () => new Error('close timed out')).catch(() => {});
     this.running = false;
-    if (this.autoCommitTimer !== null) clearInterval(this.autoCommitTimer);
+    this.closing = true;
+    if (this.autoCommitTimer !== null) clearTimeout(this.autoCommitTimer);
     // As Kafka's maybeAutoCommitOffsetsSync on close, for a subscription and for assign() under a group id alike.
     if (this.o.enableAutoCommit && this.autoCommitDue()) {
       await within(this.commitPositions(this.assignment()));

@@ -190,6 +190,8 @@ export class ConsumerProtocolMember {
     this.o.consumer.assignedCallbackDone(added);
     this.awaitingCallback.clear();
     this.reconciled = assigned;
+    // As Kafka's MembershipManagerImpl once a reconciliation completed: the auto-commit interval starts again.
+    this.o.consumer.restartAutoCommitInterval();
   }
 
   /** Kafka's currentAssignment in the heartbeat: the partitions of the last reconciliation that completed. */

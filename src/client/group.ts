@@ -65,6 +65,11 @@ export interface GroupConsumerHooks {
    * retried until `deadlineMs`. Never rejects.
    */
   commitBeforeReconciliation(deadlineMs: number): Promise<void>;
+  /**
+   * A new assignment took effect (Kafka's onJoinComplete, and a KIP-848 reconciliation that completed): the
+   * auto-commit interval starts again from now.
+   */
+  restartAutoCommitInterval(): void;
 }
 
 export interface GroupMemberOptions {
@@ -349,6 +354,7 @@ export class GroupMember extends GroupMembership {
     const revoked = before.filter((tp) => !now.has(tpKey(tp.topic, tp.partition)));
     const added = assigned.filter((tp) => !had.has(tpKey(tp.topic, tp.partition)));
     if (revoked.length > 0) await this.revoke(revoked, false);
+    this.o.consumer.restartAutoCommitInterval();
     this.o.consumer.assign(assigned);
     try {
       await this.chosen(protocolName).onAssignment?.(
