@@ -967,9 +967,13 @@ export class StreamThread {
       }
       if (pending.size === 0) return;
       restorer.assign([...pending.values()].map((p) => p.target.tp));
+      // Every partition is placed before any position is asked: position() resolves every assigned partition
+      // without one, as Kafka's, and the restorer's auto.offset.reset is none, so one not placed yet would fail it.
       for (const p of pending.values()) {
         if (p.target.from === null) await restorer.seekToBeginning([p.target.tp]);
         else restorer.seek(p.target.tp, p.target.from);
+      }
+      for (const p of pending.values()) {
         const start = listener === undefined ? 0 : await restorer.position(p.target.tp);
         listener?.onRestoreStart(p.target.tp, p.target.store, start, p.end);
       }
