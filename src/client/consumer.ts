@@ -1835,14 +1835,19 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const now = Date.now();
     if (now < this.nextAutoCommitMs || !this.autoCommitDue()) return;
     this.nextAutoCommitMs = now + this.o.autoCommitIntervalMs;
-    this.commitPositions(this.assignment()).catch((err: Error) => {
-      this.cluster.options.logger?.warn(`Asynchronous auto-commit of offsets failed: ${err.message}`, {
-        group: this.groupId,
-      });
-      // As Kafka's: a retriable failure is tried again after the backoff, not a whole interval later.
-      if (err instanceof KafkaClientError && err.retriable)
-        this.nextAutoCommitMs = Math.min(this.nextAutoCommitMs, Date.now() + this.cluster.backoffMs(0));
+    this.commitPositions(this.assignment()).catch((err: Error) => this.autoCommitFailed(err));
+  }
+
+  /**
+   * An interval auto-commit failed (either protocol): logged, and, as Kafka's, a retriable failure is tried again
+   * after the backoff, not a whole interval later.
+   */
+  private autoCommitFailed(err: Error): void {
+    this.cluster.options.logger?.warn(`Asynchronous auto-commit of offsets failed: ${err.message}`, {
+      group: this.groupId,
     });
+    if (err instanceof KafkaClientError && err.retriable)
+      this.nextAutoCommitMs = Math.min(this.nextAutoCommitMs, Date.now() + this.cluster.backoffMs(0));
   }
 
   /** Kafka's nextAutoCommitTimer.updateAndReset(autoCommitIntervalMs) on a new assignment (onJoinComplete). */
@@ -1887,13 +1892,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     }
     this.autoCommitInFlight = true;
     this.commitPositions(this.assignment(), { retries: 0 })
-      .catch((err: Error) => {
-        this.cluster.options.logger?.warn(`Asynchronous auto-commit of offsets failed: ${err.message}`, {
-          group: this.groupId,
-        });
-        if (err instanceof KafkaClientError && err.retriable)
-          this.nextAutoCommitMs = Math.min(this.nextAutoCommitMs, Date.now() + this.cluster.backoffMs(0));
-      })
+      .catch((err: Error) => this.autoCommitFailed(err))
       .finally(() => {
         this.autoCommitInFlight = false;
         this.scheduleAutoCommit();
