@@ -87,6 +87,19 @@ function leaderAndIsr(topic: string): LeaderAndIsrRequest {
 // A broker cut off ZooKeeper still gets its own controller's requests. Its read of a topic's config then fails;
 // taken as "no overrides", it put the topic on the broker's defaults (a lower min.insync.replicas, delete instead
 // of compact) until the next request.
+/** A replica manager that applies every LeaderAndIsr it is given, each kept in `applied`. */
+function applyingReplicas(applied: LeaderAndIsrRequest[]): ReplicaManager {
+  return {
+    becomeLeaderOrFollower(request: LeaderAndIsrRequest) {
+      applied.push(request);
+      return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
+    },
+    whenLogsDurable: () => Promise.resolve(),
+    refreshSettings: () => {},
+    deleteStrayReplicas: () => [],
+  } as unknown as ReplicaManager;
+}
+
 test('a topic config read that fails keeps the overrides known, or fails the request to be sent again', async () => {
   const store = InProcessStore.open({ dataDir: null });
   const session = store.openSession();
@@ -102,14 +115,7 @@ test('a topic config read that fails keeps the overrides known, or fails the req
   );
   const topicConfigs = new TopicConfigs(staticOnly(new Map()));
   const applied: LeaderAndIsrRequest[] = [];
-  const replicas = {
-    becomeLeaderOrFollower(request: LeaderAndIsrRequest) {
-      applied.push(request);
-      return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
-    },
-    whenLogsDurable: () => Promise.resolve(),
-    refreshSettings: () => {},
-  } as unknown as ReplicaManager;
+  const replicas = applyingReplicas(applied);
   const requests = new ControllerRequests(session, {} as MetadataCache, replicas, topicConfigs);
 
   assert.equal((await requests.leaderAndIsr(leaderAndIsr('t'))).errorCode, ErrorCode.NONE);
@@ -145,15 +151,7 @@ test('a topic config document refused keeps the overrides known, or fails a Lead
   }
   const topicConfigs = new TopicConfigs(staticOnly(new Map()));
   const applied: LeaderAndIsrRequest[] = [];
-  const replicas = {
-    becomeLeaderOrFollower(request: LeaderAndIsrRequest) {
-      applied.push(request);
-      return { errorCode: ErrorCode.NONE, partitionErrors: [], topics: [] };
-    },
-    whenLogsDurable: () => Promise.resolve(),
-    refreshSettings: () => {},
-    deleteStrayReplicas: () => [],
-  } as unknown as ReplicaManager;
+  const replicas = applyingReplicas(applied);
   const metadata = new MetadataCache('cluster');
   const requests = new ControllerRequests(session, metadata, replicas, topicConfigs);
   assert.equal((await requests.leaderAndIsr(leaderAndIsr('t'))).errorCode, ErrorCode.NONE);

@@ -100,6 +100,26 @@ describe('dynamic config retries', () => {
       ),
     );
 
+  /** A broker on the test's ZooKeeper with short quota windows, and a topic of one partition to produce to. */
+  const startQuotaBroker = async (topic: string): Promise<InProcessBroker> => {
+    const broker = await startInProcessBroker({
+      'zookeeper.connect': zooKeeper.connect,
+      'quota.window.num': 2,
+    });
+    try {
+      const client = await WireClient.connect(broker.host, broker.port);
+      try {
+        await createTopic(client, topic, { numPartitions: 1, replicationFactor: 1 });
+      } finally {
+        client.close();
+      }
+    } catch (err) {
+      await broker.stop();
+      throw err;
+    }
+    return broker;
+  };
+
   it('client quotas whose read at start was denied apply once readable, without a restart', async () => {
     const clients = `${CONFIG_PATH}/clients`;
     const data = Buffer.from(encodeEntityConfig({ producer_byte_rate: '100' }));
@@ -107,16 +127,7 @@ describe('dynamic config retries', () => {
     await zooKeeperCall((done) => tool!.setACL(clients, ACL_ADMIN_ONLY, -1, done));
     let broker: InProcessBroker | undefined;
     try {
-      broker = await startInProcessBroker({
-        'zookeeper.connect': zooKeeper.connect,
-        'quota.window.num': 2,
-      });
-      const client = await WireClient.connect(broker.host, broker.port);
-      try {
-        await createTopic(client, 'quota-reload', { numPartitions: 1, replicationFactor: 1 });
-      } finally {
-        client.close();
-      }
+      broker = await startQuotaBroker('quota-reload');
       // Unread, the quota does not apply: the broker serves without it.
       assert.equal(await produceThrottleMs(broker, 'slow', 'quota-reload'), 0);
       await zooKeeperCall((done) => tool!.setACL(clients, ACL_OPEN, -1, done));
@@ -141,16 +152,7 @@ describe('dynamic config retries', () => {
     await zooKeeperCall((done) => tool!.mkdirp(`${clients}/refused`, bad, done));
     let broker: InProcessBroker | undefined;
     try {
-      broker = await startInProcessBroker({
-        'zookeeper.connect': zooKeeper.connect,
-        'quota.window.num': 2,
-      });
-      const client = await WireClient.connect(broker.host, broker.port);
-      try {
-        await createTopic(client, 'quota-refused', { numPartitions: 1, replicationFactor: 1 });
-      } finally {
-        client.close();
-      }
+      broker = await startQuotaBroker('quota-refused');
       await sleep(500); // a retry of the reload, if one were pending, comes after 100 ms
       assert.ok((await produceThrottleMs(broker, 'held', 'quota-refused')) > 0, 'the good quota holds');
       assert.equal(await produceThrottleMs(broker, 'refused', 'quota-refused'), 0);
