@@ -1,8 +1,10 @@
 // OffsetFetch v2-v7 answers a group the coordinator cannot serve (here a fresh broker whose group metadata topic
 // does not exist yet: NOT_COORDINATOR) with the top-level error and no topics, as Kafka's KafkaApis
 // (handleOffsetFetchRequestFromCoordinator: the failure becomes the group's error code alone) and
-// OffsetFetchResponse's single-group form for those versions (topics copied from the group, none). Against an
-// in-process broker over a raw connection.
+// OffsetFetchResponse's single-group form for those versions (topics copied from the group, none). v1 has no
+// top-level error: Brook answers it in every partition asked for, as Kafka 2.x's getErrorResponse did (Kafka 3.9
+// answers no partitions at all there; deliberate, see the handler). Against an in-process broker over a raw
+// connection.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -12,7 +14,7 @@ import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { WireClient } from '../helpers/wire-client.js';
 
-describe('OffsetFetch v2-v7 group-level errors', () => {
+describe('OffsetFetch v1-v7 group-level errors', () => {
   let broker: InProcessBroker;
   let wire: WireClient;
 
@@ -36,5 +38,29 @@ describe('OffsetFetch v2-v7 group-level errors', () => {
       assert.equal(res.errorCode, ErrorCode.NOT_COORDINATOR, `v${version}: the top-level error`);
       assert.deepEqual(res.topics, [], `v${version}: no partitions with the group error`);
     }
+  });
+
+  it('answers v1 with the error in every partition asked for', async () => {
+    const res = await wire.call<OffsetFetchResponse>(ApiKey.OFFSET_FETCH, 1, {
+      groupId: 'offset-fetch-top-level-error',
+      topics: [{ name: 'some-topic', partitionIndexes: [0, 1] }],
+      groups: [],
+      requireStable: false,
+    });
+    assert.deepEqual(
+      res.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.committedOffset]),
+      })),
+      [
+        {
+          name: 'some-topic',
+          partitions: [
+            [0, ErrorCode.NOT_COORDINATOR, -1n],
+            [1, ErrorCode.NOT_COORDINATOR, -1n],
+          ],
+        },
+      ],
+    );
   });
 });

@@ -84,7 +84,9 @@ export const offsetFetchHandler = defineHandler<OffsetFetchRequest, OffsetFetchR
     return fetch(request.groupId, request.topics).then((result) => {
       // v1 reports a coordinator error in every partition asked for, having nowhere else to put it; from v2 it is
       // at the top alone, with no partitions (Kafka's OffsetFetchResponse for one group copies the failed group's
-      // topics, which KafkaApis leaves empty).
+      // topics, which KafkaApis leaves empty). Deliberately unlike Kafka 3.9 at v0-v1: there the same empty topics
+      // leave the answer with no partitions and no error, so an old client finds its partitions missing; Brook
+      // keeps the per-partition error of Kafka 2.x's OffsetFetchRequest.getErrorResponse.
       const failed = version >= 2 && result.errorCode !== ErrorCode.NONE;
       return {
         throttleTimeMs: 0,
