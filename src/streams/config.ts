@@ -5,11 +5,15 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type StreamsClientConfigs, streamsClientConfigs } from './client-configs.js';
-import { StreamsConfigError } from './errors.js';
+import { MissingSerdeError, StreamsConfigError } from './errors.js';
 import {
   type ProcessingExceptionHandler,
   processingExceptionHandlerOf,
 } from './processing-exception-handler.js';
+import {
+  type ProductionExceptionHandler,
+  productionExceptionHandlerOf,
+} from './production-exception-handler.js';
 import { RACK_AWARE_STRATEGIES, type RackAwareStrategy } from './runtime/rack-aware-task-assignor.js';
 import { isUpgradeFrom, UPGRADE_FROM_VALUES, type UpgradeFrom } from './runtime/upgrade-from.js';
 import { type Serde, serdeByName } from './serdes.js';
@@ -45,6 +49,7 @@ export const StreamsConfig = {
   DEFAULT_VALUE_SERDE_CLASS_CONFIG: 'default.value.serde',
   DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.deserialization.exception.handler',
   PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG: 'processing.exception.handler',
+  DEFAULT_PRODUCTION_EXCEPTION_HANDLER_CLASS_CONFIG: 'default.production.exception.handler',
   DEFAULT_TIMESTAMP_EXTRACTOR_CLASS_CONFIG: 'default.timestamp.extractor',
   REPLICATION_FACTOR_CONFIG: 'replication.factor',
   CACHE_MAX_BYTES_BUFFERING_CONFIG: 'cache.max.bytes.buffering',
@@ -101,6 +106,16 @@ export type StreamsProperties = {
    * or 'FAIL', or Kafka's LogAndFailProcessingExceptionHandler (the default) / LogAndContinueProcessingExceptionHandler.
    */
   'processing.exception.handler'?: ProcessingExceptionHandler | string;
+  /**
+   * What a record that cannot be written does: an object with `handle` (a send the producer failed, e.g.
+   * MESSAGE_TOO_LARGE) and optionally `handleSerializationException` (a sink's serializer threw), each answering
+   * 'CONTINUE' (skip the record) or 'FAIL'; a function is taken as `handle`; or Kafka's
+   * DefaultProductionExceptionHandler (the default, FAIL) by name.
+   */
+  'default.production.exception.handler'?:
+    | ProductionExceptionHandler
+    | ProductionExceptionHandler['handle']
+    | string;
   /**
    * The timestamp extractor of the sources without their own (Consumed.withTimestampExtractor): a function, or
    * one of Kafka's by class name; Kafka's default FailOnInvalidTimestamp fails on a negative record timestamp.
@@ -168,6 +183,8 @@ export interface ResolvedConfig {
   deserializationExceptionHandler: DeserializationExceptionHandler;
   /** processing.exception.handler: what a processor's error does to its record (LogAndFail by default). */
   processingExceptionHandler: ProcessingExceptionHandler;
+  /** default.production.exception.handler: what a record that cannot be written does (FAIL by default). */
+  productionExceptionHandler: ProductionExceptionHandler;
   defaultTimestampExtractor: TimestampExtractor;
   /**
    * The base of the clients' ids: client.id, or when it is unset or empty Kafka's `<application.id>-<process id>`,
@@ -236,7 +253,7 @@ function assignmentVersion(props: StreamsProperties): number {
  */
 function unconfiguredSerde(kind: 'key' | 'value'): Serde<unknown> {
   const fail = (): never => {
-    throw new StreamsConfigError(
+    throw new MissingSerdeError(
       `Please specify a ${kind} serde or set one through StreamsConfig#DEFAULT_${kind.toUpperCase()}_SERDE_CLASS_CONFIG`,
     );
   };
@@ -438,6 +455,7 @@ export function resolveConfig(props: StreamsProperties, requireConnection: boole
     defaultValueSerde: serde(props, 'default.value.serde', 'value'),
     deserializationExceptionHandler: handler(props),
     processingExceptionHandler: processingExceptionHandlerOf(props['processing.exception.handler']),
+    productionExceptionHandler: productionExceptionHandlerOf(props['default.production.exception.handler']),
     defaultTimestampExtractor: timestampExtractorOf(props['default.timestamp.extractor']),
     clientId: givenClientId ?? appId,
     userClientId: givenClientId,

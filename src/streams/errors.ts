@@ -10,6 +10,14 @@ export class StreamsConfigError extends Error {
   override name = 'ConfigException';
 }
 
+/**
+ * No serde was given and none is configured for a value Brook's fallback cannot write (config.ts,
+ * unconfiguredSerde). Kafka finds a missing serde when a task initializes its nodes and stores, before any record,
+ * so no exception handler is ever asked about it; Brook finds it at the first such record, and lets it pass by the
+ * handlers to keep that outcome.
+ */
+export class MissingSerdeError extends StreamsConfigError {}
+
 /** A topology that cannot be built (a duplicate name, a missing parent or store). */
 export class TopologyError extends Error {
   override name = 'TopologyException';

@@ -61,6 +61,14 @@ export {
   type StateRestoreListener,
 } from './processor.js';
 export {
+  defaultProductionExceptionHandler,
+  type ProducedRecord,
+  type ProductionErrorHandlerContext,
+  type ProductionExceptionHandler,
+  type ProductionHandlerResponse,
+  type SerializationExceptionOrigin,
+} from './production-exception-handler.js';
+export {
   InvalidStateStoreException,
   type QueryableStoreType,
   QueryableStoreTypes,

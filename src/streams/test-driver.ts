@@ -71,6 +71,7 @@ export class TopologyTestDriver {
         defaultValueSerde: this.config.defaultValueSerde,
         deserializationExceptionHandler: this.config.deserializationExceptionHandler,
         processingExceptionHandler: this.config.processingExceptionHandler,
+        productionExceptionHandler: this.config.productionExceptionHandler,
         defaultTimestampExtractor: this.config.defaultTimestampExtractor,
         appConfigs: this.config.appConfigs,
         wallClockMs: () => this.wallClockMs,

@@ -44,8 +44,13 @@ import { isFatalTransactionError } from '../../client/transactions.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
-import { StreamsError } from '../errors.js';
+import { FailedProcessingError, StreamsError } from '../errors.js';
 import type { Header, StateRestoreListener } from '../processor.js';
+import {
+  type ProducedRecord,
+  type ProductionErrorHandlerContext,
+  sendErrorKind,
+} from '../production-exception-handler.js';
 import { type BytesKeyValueStore, wipeCorruptedState } from '../state/bytes-store.js';
 import { CacheBudget } from '../state/record-cache.js';
 import { restoreInto } from '../state/store-stack.js';
@@ -543,8 +548,8 @@ export class StreamThread {
   }
 
   private readonly collector: RecordCollector = {
-    send: (topic, key, value, timestamp, headers, partition) =>
-      this.send(topic, key, value, timestamp, headers, partition),
+    send: (topic, key, value, timestamp, headers, partition, context) =>
+      this.send(topic, key, value, timestamp, headers, partition, context),
   };
 
   private send(
@@ -554,6 +559,7 @@ export class StreamThread {
     timestamp: number,
     headers: readonly Header[],
     partition: number | undefined,
+    context: ProductionErrorHandlerContext,
   ): void {
     if (this.eos) this.beginTransaction();
     this.sendsInFlight++;
@@ -570,14 +576,65 @@ export class StreamThread {
       (e: Error) => {
         if (producer !== this.producer) return;
         this.sendsInFlight--;
-        this.sendError ??= new StreamsError(
-          `Error encountered sending record to topic ${topic}: ${e.message}`,
-          {
-            cause: e,
-          },
-        );
+        // Once an error is pending the thread stops at the next check: later failures add nothing (Kafka's
+        // callback skips them as well).
+        if (this.sendError !== null) return;
+        const record = { topic, partition: partition ?? null, timestamp, key, value, headers };
+        this.sendFailed(record, context, e);
       },
     );
+  }
+
+  /**
+   * Kafka's RecordCollectorImpl.recordSendError: a fatal error, a fenced producer (a task migration under EOS, see
+   * migrationOf) or a retriable one stop the thread without asking anyone; any other error (MESSAGE_TOO_LARGE, ...)
+   * goes to the production exception handler, whose CONTINUE skips the record (counted as dropped) and whose FAIL
+   * stops the thread at its next check (runOnce, a commit's flush).
+   */
+  private sendFailed(
+    record: ProducedRecord<Buffer | null, Buffer | null>,
+    context: ProductionErrorHandlerContext,
+    e: Error,
+  ): void {
+    const message = `Error encountered sending record to topic ${record.topic} for task ${context.taskId} due to:\n${e.message}`;
+    const kind = sendErrorKind(e);
+    if (kind !== 'handled') {
+      const why = {
+        fatal:
+          'Written offsets would not be recorded and no more records would be sent since this is a fatal error.',
+        fenced:
+          'Written offsets would not be recorded and no more records would be sent since the producer is fenced, indicating the task may be migrated out',
+        // Kafka marks the task corrupted and revives it; Brook's thread stops, as it did for every send error.
+        retriable:
+          'The broker is either slow or in bad state (like not having enough replicas) in responding the request, or the connection to broker was interrupted sending the request or receiving the response.',
+      }[kind];
+      this.hooks.log(`${this.name}: ${message}\n${why}`);
+      this.sendError = new StreamsError(`${message}\n${why}`, { cause: e });
+      return;
+    }
+    let response: unknown;
+    try {
+      response = this.config.productionExceptionHandler.handle(context, record, e);
+    } catch (thrown) {
+      response = thrown;
+    }
+    if (response === 'CONTINUE') {
+      this.hooks.log(
+        `${this.name}: ${message}\nException handler choose to CONTINUE processing in spite of this error but written offsets would not be recorded.`,
+      );
+      this.droppedRecords++;
+    } else if (response === 'FAIL') {
+      const failed = `${message}\nException handler choose to FAIL the processing, no more records would be sent.`;
+      this.hooks.log(`${this.name}: ${failed}`);
+      this.sendError = new StreamsError(failed, { cause: e });
+    } else {
+      this.hooks.log(
+        `${this.name}: Production error callback failed after production error for record of ${record.topic}: ${e.message}`,
+      );
+      const fatal =
+        response instanceof Error ? response : new Error('Invalid ProductionExceptionHandler response.');
+      this.sendError = new FailedProcessingError('Fatal user code error in production error callback', fatal);
+    }
   }
 
   /** Under EOS, opens the thread's transaction if none is open (Kafka's StreamsProducer.maybeBeginTransaction). */
@@ -884,6 +941,7 @@ export class StreamThread {
       defaultValueSerde: this.config.defaultValueSerde,
       deserializationExceptionHandler: this.config.deserializationExceptionHandler,
       processingExceptionHandler: this.config.processingExceptionHandler,
+      productionExceptionHandler: this.config.productionExceptionHandler,
       onDroppedRecord: () => {
         this.droppedRecords++;
       },

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { KafkaProtocolError } from '../../client/errors.js';
 import { keyPartition } from '../../client/partitioners.js';
-import { FailedProcessingError, StreamsConfigError, StreamsError } from '../errors.js';
+import { FailedProcessingError, MissingSerdeError, StreamsError } from '../errors.js';
 import { resolveSerde } from '../kgrouped-table.js';
 import type { ErrorHandlerContext, ProcessingExceptionHandler } from '../processing-exception-handler.js';
 import {
@@ -24,6 +24,12 @@ import {
   type RecordMetadata,
   runWithinRecordContext,
 } from '../processor.js';
+import {
+  defaultProductionExceptionHandler,
+  type ProductionErrorHandlerContext,
+  type ProductionExceptionHandler,
+  type SerializationExceptionOrigin,
+} from '../production-exception-handler.js';
 import { type Serde, SerializationError } from '../serdes.js';
 
 export { StreamsError };
@@ -66,7 +72,10 @@ const PUNCTUATION_METADATA: Readonly<RecordMetadata> = Object.freeze({
 interface TaskRecordContext extends CapturedRecordContext, RecordContext {}
 
 export interface RecordCollector {
-  /** `topic` is the real topic name; `partition` undefined lets the producer's murmur2 on the key choose. */
+  /**
+   * `topic` is the real topic name; `partition` undefined lets the producer's murmur2 on the key choose.
+   * `context` is what the production exception handler is told if the send fails.
+   */
   send(
     topic: string,
     key: Buffer | null,
@@ -74,8 +83,12 @@ export interface RecordCollector {
     timestamp: number,
     headers: readonly Header[],
     partition: number | undefined,
+    context: ProductionErrorHandlerContext,
   ): void;
 }
+
+/** What a sink's serializer that failed and was answered CONTINUE gives back: no bytes, the record is skipped. */
+const SKIPPED: unique symbol = Symbol('skipped');
 
 export type DeserializationHandlerResponse = 'CONTINUE' | 'FAIL';
 
@@ -107,6 +120,8 @@ export interface TaskEnvironment {
    * in a global task, as Kafka's GlobalStateUpdateTask sets none) the error goes up as it is.
    */
   processingExceptionHandler?: ProcessingExceptionHandler;
+  /** default.production.exception.handler, asked about a sink's serialization error; absent: Kafka's default (FAIL). */
+  productionExceptionHandler?: ProductionExceptionHandler;
   /** A record was dropped (Kafka's dropped-records sensor): skipped by a handler or for its timestamp. */
   onDroppedRecord?(): void;
   /**
@@ -198,6 +213,11 @@ export class Task {
   processed = 0;
   /** Records this task dropped (Kafka's task-level dropped-records-total). */
   droppedRecords = 0;
+  /**
+   * The context a failed changelog write reports: Kafka's logChange sends without a record context or a node, so
+   * RecordCollectorImpl reports topic null, partition and offset -1, no headers and timestamp -1.
+   */
+  private readonly changelogContext: ProductionErrorHandlerContext;
 
   constructor(
     readonly subtopology: Subtopology,
@@ -205,6 +225,15 @@ export class Task {
     private readonly env: TaskEnvironment,
   ) {
     this.id = `${subtopology.id}_${partition}`;
+    this.changelogContext = Object.freeze({
+      topic: null,
+      partition: -1,
+      offset: -1,
+      headers: NO_HEADERS,
+      processorNodeId: null,
+      taskId: this.id,
+      timestamp: -1,
+    });
     for (const storeName of subtopology.stores) this.openStore(storeName);
     for (const name of subtopology.nodes) {
       const node = env.topology.nodes.get(name)!;
@@ -237,7 +266,15 @@ export class Task {
         ? null
         : {
             log: (key, value, timestamp) =>
-              this.env.collector.send(changelog, key, value, timestamp, [], this.partition),
+              this.env.collector.send(
+                changelog,
+                key,
+                value,
+                timestamp,
+                [],
+                this.partition,
+                this.changelogContext,
+              ),
           };
     const restoredFrom = changelog ?? this.env.topology.sourceChangelogs.get(name) ?? null;
     const wrapped = builder.serdesFrom?.(this.env.defaultKeySerde, this.env.defaultValueSerde);
@@ -291,7 +328,15 @@ export class Task {
         ? null
         : // Kafka's buffer sends its changelog records without a timestamp: the producer stamps its clock.
           (key, value, headers) =>
-            this.env.collector.send(changelog, key, value, this.env.wallClockMs(), headers, this.partition),
+            this.env.collector.send(
+              changelog,
+              key,
+              value,
+              this.env.wallClockMs(),
+              headers,
+              this.partition,
+              this.changelogContext,
+            ),
     );
     this.stores.set(builder.name, buffer);
     this.engines.set(builder.name, {
@@ -329,7 +374,7 @@ export class Task {
       key = keyDeserializer.deserialize(topic, raw.key);
       value = valueDeserializer.deserialize(topic, raw.value);
     } catch (e) {
-      if (e instanceof StreamsConfigError) throw e;
+      if (e instanceof MissingSerdeError) throw e;
       const error = e instanceof Error ? e : new SerializationError(String(e));
       const response = this.env.deserializationExceptionHandler(raw, error);
       if (response === 'FAIL')
@@ -457,16 +502,16 @@ export class Task {
   }
 
   /**
-   * Whether an error a processor threw is one the processing exception handler is told of: not one already
-   * handled below (FailedProcessingError), not a configuration error (Brook's: as for deserialization, no record
-   * is at fault), not a client error that carries a Kafka error code (Kafka's TaskMigrated / TaskCorrupted
-   * exceptions pass the same way).
+   * Whether an error a processor threw is one the processing exception handler is told of (Kafka's
+   * ProcessorNode.process hands over every RuntimeException, a ConfigException or a StreamsException from a sink
+   * below included): not one already handled below (FailedProcessingError), not a client error that carries a
+   * Kafka error code (Kafka's TaskMigrated / TaskCorrupted exceptions pass the same way), and not a missing
+   * serde, itself or as a cause (Kafka fails on it when the task initializes, before any handler could be asked).
    */
   private handleable(e: unknown): e is Error {
-    if (!(e instanceof Error) || e instanceof FailedProcessingError || e instanceof StreamsConfigError)
-      return false;
+    if (!(e instanceof Error) || e instanceof FailedProcessingError) return false;
     for (let c: unknown = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++)
-      if (c instanceof KafkaProtocolError) return false;
+      if (c instanceof KafkaProtocolError || c instanceof MissingSerdeError) return false;
     return true;
   }
 
@@ -535,6 +580,56 @@ export class Task {
     }
     this.env.log(`${punctuating}, task ${this.id}: ${e.message}; going on`);
     this.recordDropped();
+  }
+
+  /**
+   * A sink's serializer threw (Kafka's RecordCollectorImpl.handleException): a missing serde is Kafka's
+   * "Failed to initialize serdes" error; anything else goes to the production exception handler's
+   * handleSerializationException with the record as it was given. CONTINUE skips the record (counted as dropped);
+   * FAIL throws Kafka's "Unable to serialize record" StreamsException, which a processor above hands to the
+   * processing exception handler as any error of its own (Kafka 3.9 does the same); a handler that throws or
+   * answers anything else is a fatal user code error.
+   */
+  private serializationFailed(
+    sink: SinkNode,
+    origin: SerializationExceptionOrigin,
+    produced: {
+      topic: string;
+      partition: number | null;
+      timestamp: number;
+      key: unknown;
+      value: unknown;
+      headers: readonly Header[];
+    },
+    context: ProductionErrorHandlerContext,
+    e: unknown,
+  ): typeof SKIPPED {
+    if (e instanceof MissingSerdeError)
+      throw new StreamsError(
+        `Failed to initialize ${origin === 'KEY' ? 'key' : 'value'} serdes for sink node ${sink.name}`,
+        { cause: e },
+      );
+    const error = e instanceof Error ? e : new SerializationError(String(e));
+    const handler = this.env.productionExceptionHandler ?? defaultProductionExceptionHandler;
+    let response: unknown;
+    try {
+      response = handler.handleSerializationException?.(context, produced, error, origin) ?? 'FAIL';
+    } catch (thrown) {
+      response = thrown;
+    }
+    const where = `ProducerRecord(topic=[${produced.topic}], partition=[${produced.partition}], timestamp=[${produced.timestamp}]`;
+    if (response === 'FAIL') throw new StreamsError(`Unable to serialize record. ${where}`, { cause: error });
+    if (response !== 'CONTINUE') {
+      this.env.log(
+        `Production error callback failed after serialization error for record ${origin.toLowerCase()} of task ${this.id}, node ${sink.name}: ${error.message}`,
+      );
+      const fatal =
+        response instanceof Error ? response : new Error('Invalid ProductionExceptionHandler response.');
+      throw new FailedProcessingError('Fatal user code error in production error callback', fatal);
+    }
+    this.env.log(`Unable to serialize record, continue processing. ${where})`);
+    this.recordDropped();
+    return SKIPPED;
   }
 
   /** Where the current node runs: the record context's place, timestamp and headers (Kafka's ErrorHandlerContext). */
@@ -639,22 +734,35 @@ export class Task {
         const topic = env.realTopic(logical);
         const keySerializer = node.keySerializer ?? env.defaultKeySerde;
         const valueSerializer = resolveSerde(node.valueSerializer, env.defaultValueSerde);
-        let key: Buffer | null;
-        let value: Buffer | null;
-        try {
-          key = keySerializer.serialize(topic, record.key);
-          value = valueSerializer.serialize(topic, record.value);
-        } catch (e) {
-          if (e instanceof StreamsConfigError) throw e;
-          throw new StreamsError(
-            `A serializer is not compatible with the record sent to ${topic} by ${node.name}: ${(e as Error).message}`,
-          );
-        }
+        // A custom partitioner's choice comes first, as in Kafka, so that a serialization error reports it.
         const count = env.partitionsOf(topic);
-        let partition = node.partitioner?.(topic, record.key, record.value, count ?? -1);
+        const chosen = node.partitioner?.(topic, record.key, record.value, count ?? -1);
+        const context = task.errorHandlerContext(node.name);
+        const serialized = (origin: SerializationExceptionOrigin): Buffer | null | typeof SKIPPED => {
+          try {
+            return origin === 'KEY'
+              ? keySerializer.serialize(topic, record.key)
+              : valueSerializer.serialize(topic, record.value);
+          } catch (e) {
+            const produced = {
+              topic,
+              partition: chosen ?? null,
+              timestamp: record.timestamp,
+              key: record.key,
+              value: record.value,
+              headers: record.headers,
+            };
+            return task.serializationFailed(node, origin, produced, context, e);
+          }
+        };
+        const key = serialized('KEY');
+        if (key === SKIPPED) return;
+        const value = serialized('VALUE');
+        if (value === SKIPPED) return;
+        let partition = chosen;
         if (partition === undefined && count !== undefined && key !== null)
           partition = keyPartition(key, count);
-        env.collector.send(topic, key, value, record.timestamp, record.headers, partition);
+        env.collector.send(topic, key, value, record.timestamp, record.headers, partition, context);
       },
     };
   }
