@@ -3,6 +3,10 @@
 // application goes on; a punctuator's error reaches it without a record, in the punctuation's context; the
 // default (LogAndFail) ends the thread with Kafka's "Exception caught in process" StreamsException. The fine
 // points (a sibling still gets the record, a handler that throws, the config's names) run in the test driver.
+// A processor below a cached store that throws while the cache flushes at commit goes to the same handler; its
+// FAIL reaches the uncaught exception handler as Kafka 3.9's periodic commit lets it: the FailedProcessingException
+// itself, not wrapped (TaskExecutor.commitTasksAndMaybeUpdateCommittableOffsets calls prepareCommit unguarded and
+// ProcessorStateManager.flushCache keeps a StreamsException as it is).
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -246,6 +250,128 @@ describe('processing.exception.handler through a broker', () => {
       assert.equal(streams.droppedRecords(), 0);
     } finally {
       await streams.close();
+    }
+  });
+});
+
+/** in -> count (cached) -> toStream -> mapValues (throws on the count 2) -> out. */
+function countingFailingAtTwo(input: string, output: string): StreamsBuilder {
+  const builder = new StreamsBuilder();
+  builder
+    .stream(input, Consumed.with(S, S))
+    .groupByKey()
+    .count()
+    .toStream()
+    .mapValues((n) => {
+      if (Number(n) === 2) throw new Error('flush boom');
+      return String(n);
+    })
+    .to(output, Produced.with(S, S));
+  return builder;
+}
+
+describe('processing.exception.handler while a cache flushes at commit', () => {
+  const broker = useStreamsBroker({ 'pehf-in-1': 1, 'pehf-out-1': 1, 'pehf-in-2': 1, 'pehf-out-2': 1 }, 2);
+
+  function config(app: string, dir: string, extra: Record<string, unknown> = {}) {
+    return {
+      'application.id': app,
+      'bootstrap.servers': broker.bootstrap,
+      'state.dir': dir,
+      'commit.interval.ms': 100,
+      ...extra,
+    };
+  }
+
+  async function produce(topic: string, values: string[], timestamp: number): Promise<void> {
+    const producer = new Producer({ bootstrapServers: broker.bootstrap });
+    try {
+      await producer.sendBatch(
+        values.map((v, i) => ({
+          topic,
+          key: Buffer.from('k'),
+          value: Buffer.from(v),
+          timestamp: timestamp + i,
+        })),
+      );
+    } finally {
+      await producer.close();
+    }
+  }
+
+  it("LogAndFail: the uncaught exception handler gets Kafka's FailedProcessingException, unwrapped", async () => {
+    const streams = new KafkaStreams(
+      countingFailingAtTwo('pehf-in-1', 'pehf-out-1').build(),
+      config('pehf-fail', broker.dirs[0]!),
+    );
+    const errors: Error[] = [];
+    streams.setUncaughtExceptionHandler((e) => {
+      errors.push(e);
+      return 'SHUTDOWN_CLIENT';
+    });
+    try {
+      await streams.start();
+      await produce('pehf-in-1', ['a', 'b'], 1000);
+      await waitUntil(
+        () => streams.state() === 'ERROR',
+        60_000,
+        () => `${streams.state()} ${errors.map((e) => e.message)}`,
+      );
+      assert.equal(errors.length, 1);
+      assert.equal(errors[0]!.name, 'FailedProcessingException');
+      assert.equal((errors[0]!.cause as Error).message, 'flush boom');
+    } finally {
+      await streams.close();
+    }
+  });
+
+  it('CONTINUE: the flushed record is dropped with its cached context, and the commit and processing go on', async () => {
+    const seen: Reported[] = [];
+    const streams = new KafkaStreams(
+      countingFailingAtTwo('pehf-in-2', 'pehf-out-2').build(),
+      config('pehf-continue', broker.dirs[1]!, {
+        'processing.exception.handler': (
+          c: ErrorHandlerContext,
+          r: StreamsRecord<unknown, unknown> | null,
+          e: Error,
+        ) => {
+          seen.push(reported(c, r, e));
+          return 'CONTINUE';
+        },
+      }),
+    );
+    const follower = new TopicFollower(broker.bootstrap, 'pehf-out-2', 1);
+    follower.start();
+    try {
+      await streams.start();
+      await produce('pehf-in-2', ['a', 'b'], 1000);
+      await waitUntil(
+        () => seen.length >= 1,
+        60_000,
+        () => streams.state(),
+      );
+      await produce('pehf-in-2', ['c'], 2000);
+      await waitUntil(
+        () => follower.records.some((r) => r.value?.toString() === '3'),
+        60_000,
+        () => `${streams.state()} out ${follower.records.map((r) => r.value).join(',')}`,
+      );
+      assert.ok(!follower.records.some((r) => r.value?.toString() === '2'));
+      assert.equal(seen.length, 1);
+      assert.equal(seen[0]!.error, 'flush boom');
+      assert.deepEqual(
+        {
+          topic: seen[0]!.context.topic,
+          offset: seen[0]!.context.offset,
+          node: seen[0]!.context.processorNodeId,
+        },
+        { topic: 'pehf-in-2', offset: 1, node: 'KSTREAM-MAPVALUES-0000000004' },
+      );
+      assert.equal(streams.state(), 'RUNNING');
+      assert.equal(streams.droppedRecords(), 1);
+    } finally {
+      await streams.close();
+      await follower.stop();
     }
   });
 });
