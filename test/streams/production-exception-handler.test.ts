@@ -9,7 +9,12 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
-import { KafkaProtocolError } from '../../src/client/errors.js';
+import {
+  ClientStateError,
+  ConnectionError,
+  DeliveryTimeoutError,
+  KafkaProtocolError,
+} from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import {
@@ -26,6 +31,7 @@ import {
   type Record as StreamsRecord,
   TopologyTestDriver,
 } from '../../src/streams/index.js';
+import { sendErrorKind } from '../../src/streams/production-exception-handler.js';
 import { waitUntil } from '../helpers/wait.js';
 import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
@@ -410,5 +416,37 @@ describe('default.production.exception.handler in the test driver', () => {
       () => new TopologyTestDriver(topology, { 'default.production.exception.handler': 'NoSuchHandler' }),
       StreamsConfigError,
     );
+  });
+
+  it("asks the handler about Kafka's send errors only: not fatal, fenced or retriable ones", () => {
+    const kinds = (codes: number[]) => codes.map((c) => sendErrorKind(new KafkaProtocolError(c)));
+    assert.deepEqual(
+      kinds([ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.INVALID_RECORD]),
+      ['handled', 'handled', 'handled'],
+    );
+    assert.deepEqual(
+      kinds([
+        ErrorCode.TOPIC_AUTHORIZATION_FAILED,
+        ErrorCode.INVALID_TOPIC_EXCEPTION,
+        ErrorCode.UNKNOWN_SERVER_ERROR,
+        ErrorCode.OFFSET_METADATA_TOO_LARGE,
+      ]),
+      ['fatal', 'fatal', 'fatal', 'fatal'],
+    );
+    assert.deepEqual(
+      kinds([
+        ErrorCode.PRODUCER_FENCED,
+        ErrorCode.INVALID_PRODUCER_EPOCH,
+        ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
+      ]),
+      ['fenced', 'fenced', 'fenced'],
+    );
+    assert.deepEqual(kinds([ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.NOT_ENOUGH_REPLICAS]), [
+      'retriable',
+      'retriable',
+    ]);
+    assert.equal(sendErrorKind(new DeliveryTimeoutError('expired')), 'retriable');
+    assert.equal(sendErrorKind(new ConnectionError('lost')), 'retriable');
+    assert.equal(sendErrorKind(new ClientStateError('the producer is closed')), 'fatal');
   });
 });
