@@ -32,7 +32,7 @@ import { writeLogDirFailureEvent } from '../controller/log-dir-events.js';
 import { InProcessStore } from '../controller/store/in-process-store.js';
 import type { CoordinationStore } from '../controller/store/store.js';
 import type { ZooKeeperSaslExchange } from '../controller/store/zookeeper-sasl.js';
-import { connectZooKeeper, ensureZooKeeperChroot } from '../controller/store/zookeeper-store.js';
+import { connectZooKeeper } from '../controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../controller/topic-admin.js';
 import { type BrokerEndpoint, type BrokerRegistration, brokerPath } from '../controller/zk-layout/index.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
@@ -117,6 +117,7 @@ import { readTopicOverrides } from './stored-topic-configs.js';
 import { TopicConfigs } from './topic-configs.js';
 import { createTransactionCoordinator, type TransactionWiring } from './txn/transaction-wiring.js';
 import { markerWriter } from './txn/txn-markers.js';
+import { ensureZooKeeperChroot } from './zookeeper-chroot.js';
 import { ZooKeeperConsumerOffsets } from './zookeeper-consumer-offsets.js';
 
 /** Bounds on parked requests; beyond them new waiters complete at once (see purgatory.ts). */
@@ -1204,18 +1205,26 @@ export class Broker {
     );
   }
 
-  /** A chroot in zookeeper.connect that does not exist yet is created first, as Kafka's broker does. */
+  /**
+   * A chroot in zookeeper.connect that does not exist yet is created first, as Kafka's broker does, waiting out a
+   * connection loss after the first connection (zookeeper-chroot.ts).
+   */
   private async ensureChroot(): Promise<void> {
-    const { config } = this.options;
-    const created = await ensureZooKeeperChroot({
+    const { config, logger } = this.options;
+    const options = {
       connect: config.zookeeperConnect!,
       sessionTimeoutMs: config.zookeeperSessionTimeoutMs,
       connectionTimeoutMs: config.zookeeperConnectionTimeoutMs,
       tls: this.zooKeeperTls,
       sasl: this.zooKeeperSasl,
       secureAcls: this.zooKeeperSecureAcls,
-      onConnectionError: (err) => this.zooKeeperConnectionError(err),
-    });
+      onConnectionError: (err: Error) => this.zooKeeperConnectionError(err),
+    };
+    const created = await ensureZooKeeperChroot(
+      options,
+      () => this.stopping !== null,
+      logger.child('chroot'),
+    );
     if (!created.ok) {
       throw new Error(
         `cannot create the chroot of zookeeper.connect ${config.zookeeperConnect}: ${created.code} at ${created.path ?? '?'}`,

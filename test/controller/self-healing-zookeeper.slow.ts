@@ -12,12 +12,14 @@
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ensureZooKeeperChroot } from '../../src/broker/zookeeper-chroot.js';
 import type { BrokerId } from '../../src/common/ids.js';
+import { silentLogger } from '../../src/common/logger.js';
 import { registerBroker } from '../../src/controller/broker-registration.js';
 import { Controller } from '../../src/controller/controller.js';
 import { seededRandom } from '../../src/controller/random.js';
 import type { CoordinationStore } from '../../src/controller/store/store.js';
-import { connectZooKeeper, ensureZooKeeperChroot } from '../../src/controller/store/zookeeper-store.js';
+import { connectZooKeeper } from '../../src/controller/store/zookeeper-store.js';
 import { TopicAdmin } from '../../src/controller/topic-admin.js';
 import {
   decodeEntityConfig,
@@ -51,7 +53,7 @@ async function session(chroot: string): Promise<CoordinationStore> {
     sessionTimeoutMs: 4000,
     connectionTimeoutMs: 10_000,
   };
-  assert.ok((await ensureZooKeeperChroot(options)).ok);
+  assert.ok((await ensureZooKeeperChroot(options, () => false, silentLogger)).ok);
   const opened = await connectZooKeeper(options);
   assert.ok(opened.ok, 'connected to ZooKeeper');
   sessions.push(opened.value);

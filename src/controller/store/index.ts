@@ -19,7 +19,6 @@ export {
 } from './zookeeper-acls.js';
 export {
   connectZooKeeper,
-  ensureZooKeeperChroot,
   readZooKeeperAcl,
   type ZooKeeperStoreOptions,
 } from './zookeeper-store.js';

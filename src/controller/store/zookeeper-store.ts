@@ -573,30 +573,3 @@ export function readZooKeeperAcl(
   assert(store instanceof ZooKeeperSession, 'ACLs exist only in a ZooKeeper store');
   return store.getAcl(path);
 }
-
-/**
- * Creates the chroot of a connect string ("host:port[,...]/a/b") and its parents when missing, over a session at
- * the ensemble's root, as Kafka's broker does before it connects under the chroot. Without a chroot there is
- * nothing to do. Answers the path that could not be made (BADARGUMENTS for a chroot that is no valid path).
- */
-export async function ensureZooKeeperChroot(options: ZooKeeperStoreOptions): Promise<StoreResult<void>> {
-  const slash = options.connect.indexOf('/');
-  if (slash < 0) return success(undefined);
-  const chroot = options.connect.slice(slash);
-  if (chroot === '/') return success(undefined);
-  if (!isValidPath(chroot)) return failure('BADARGUMENTS', chroot);
-  const opened = await connectZooKeeper({ ...options, connect: options.connect.slice(0, slash) });
-  if (!opened.ok) return opened;
-  const session = opened.value;
-  try {
-    let path = '';
-    for (const segment of chroot.slice(1).split('/')) {
-      path += `/${segment}`;
-      const created = await session.create(path, new Uint8Array(0));
-      if (!created.ok && created.code !== 'NODEEXISTS') return failure(created.code, path);
-    }
-    return success(undefined);
-  } finally {
-    await session.close();
-  }
-}
