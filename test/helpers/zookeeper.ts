@@ -2,7 +2,9 @@
 // with a short tick so that session expiry can be tested in about a second. stop() kills it by its PID and
 // removes the directory; register it with the test's `after` hook (or use withZooKeeper) so that it runs even
 // when the test fails. As a last resort, servers still running when the test process exits (an uncaught
-// error, a cancelled run) are killed by PID from an exit hook.
+// error, a cancelled run) are killed by PID from an exit hook, and a test process killed by a signal (the run's
+// timeout, kill -9), which runs no exit hook, takes its servers with it: they are started with the parent-death
+// signal (endWithParent). Their temporary directories stay behind then.
 
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
@@ -116,6 +118,7 @@ export async function startTestZooKeeper(
         tls: extra.tls,
         saslUsers: extra.saslUsers,
         saslOptional: extra.saslOptional,
+        endWithParent: true,
       };
       const server = await startLocalZooKeeper(options);
       let pid = server.pid;

@@ -50,6 +50,13 @@ export interface LocalZooKeeperOptions {
    * ACLs decide what it may do (how secure ACLs are tested). Default false.
    */
   readonly saslOptional?: boolean;
+  /**
+   * End the server (SIGKILL) when the process that started it ends, however it ends (SIGKILL and SIGTERM
+   * included, which run no exit hook): Linux's parent-death signal, set by util-linux's setpriv just before it
+   * runs java. For tests, whose servers must not outlive a killed test process; the CLI's servers outlive their
+   * command. The parent is the thread that spawned it, so call this from the main thread. Default false.
+   */
+  readonly endWithParent?: boolean;
 }
 
 export interface LocalZooKeeperTls {
@@ -135,8 +142,11 @@ export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promi
     writeFileSync(jaasPath, serverJaas(options.saslUsers), { mode: 0o600 });
     jvm.push(`-Djava.security.auth.login.config=${jaasPath}`);
   }
-  const args = [...jvm, '-cp', classpath, MAIN_CLASS, configPath];
-  const child = spawn(options.javaCommand ?? 'java', args, {
+  const java = [options.javaCommand ?? 'java', ...jvm, '-cp', classpath, MAIN_CLASS, configPath];
+  // setpriv execs java in the same process, so the PID below is still the server's.
+  const command =
+    options.endWithParent === true ? ['setpriv', '--pdeathsig', 'SIGKILL', '--', ...java] : java;
+  const child = spawn(command[0]!, command.slice(1), {
     detached: true,
     stdio: ['ignore', outputFd, outputFd],
   });
@@ -145,7 +155,7 @@ export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promi
     child.once('spawn', () => done(child.pid!));
     child.once('error', done);
   });
-  if (spawned instanceof Error) throw new Error(`cannot start java: ${spawned.message}`);
+  if (spawned instanceof Error) throw new Error(`cannot start ${command[0]}: ${spawned.message}`);
   let exitCode: number | null = null;
   child.once('exit', (code) => {
     exitCode = code ?? -1;
