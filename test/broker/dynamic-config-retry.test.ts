@@ -2,6 +2,8 @@
 // - the client quotas read in full at start, denied (NOAUTH) and then allowed, apply without a restart, as Kafka's
 //   ZkConfigManager.startup reads them through a client that retries until it gets an answer;
 // - one client quota entity whose document is refused (a value that is not a string) leaves the others applied;
+// - a quota value Kafka cannot read as a number ends that entity's change there, as its QuotaConfigHandler's
+//   toLong / toDouble throw: that quota and those after it keep their value;
 // - a topic config node with a value that is not a string changes nothing (Kafka's ConfigEntityZNode.decode throws
 //   on `to[String]`, the notification is logged and dropped), and the next change of the topic applies;
 // - so does a dynamic broker config read before the logs load: there the start fails, as Kafka's does;
@@ -28,7 +30,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
-import { createTopic, WireClient } from '../helpers/wire-client.js';
+import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js';
 import {
   ACL_ADMIN_ONLY,
@@ -159,6 +161,70 @@ describe('dynamic config retries', () => {
     } finally {
       await zooKeeperCall((done) => tool!.remove(`${clients}/refused`, -1, done)).catch(() => {});
       await zooKeeperCall((done) => tool!.remove(`${clients}/held`, -1, done)).catch(() => {});
+      await broker?.stop();
+    }
+  });
+
+  it('a quota value Kafka cannot read ends the change of its entity there: it and the later quotas stay', async () => {
+    const entity = (id: string) => `${CONFIG_PATH}/clients/${id}`;
+    const write = async (id: string, config: Record<string, string>) => {
+      const data = Buffer.from(encodeEntityConfig(config));
+      await zooKeeperCall((done) => tool!.mkdirp(entity(id), data, done)).catch(() => {});
+      await zooKeeperCall((done) => tool!.setData(entity(id), data, -1, done));
+      await notify(`clients/${id}`);
+    };
+    /** Waits for a marker entity's quota, so that every change notified before it has been handled. */
+    let markers = 0;
+    const handled = async (broker: InProcessBroker, topic: string) => {
+      const marker = `marker-${markers++}`;
+      await write(marker, { producer_byte_rate: '100' });
+      const deadline = Date.now() + 20_000;
+      while ((await produceThrottleMs(broker, marker, topic)) === 0) {
+        assert.ok(Date.now() < deadline, `the quota of ${marker} was not applied`);
+        await sleep(100);
+      }
+    };
+    const fetchThrottleMs = async (broker: InProcessBroker, clientId: string, topic: string) => {
+      const client = await WireClient.connect(broker.host, broker.port, clientId);
+      try {
+        let throttleMs = 0;
+        for (let i = 0; i < 5 && throttleMs === 0; i++) {
+          throttleMs = (await client.call(ApiKey.FETCH, 12, fetchBody(topic, 0, 0))).throttleTimeMs as number;
+        }
+        return throttleMs;
+      } finally {
+        client.close();
+      }
+    };
+    const ids = ['parse-long', 'parse-later', 'marker-0', 'marker-1', 'marker-2'];
+    let broker: InProcessBroker | undefined;
+    try {
+      broker = await startQuotaBroker('quota-parse');
+      const setup = await WireClient.connect(broker.host, broker.port);
+      await produceBatch(setup, 'quota-parse', buildBatch([{ value: 'x'.repeat(2000) }]));
+      setup.close();
+      await write('parse-long', { producer_byte_rate: '100' });
+      await write('parse-later', { consumer_byte_rate: '100' });
+      await handled(broker, 'quota-parse');
+      assert.ok((await produceThrottleMs(broker, 'parse-long', 'quota-parse')) > 0, 'producer_byte_rate 100');
+      assert.ok((await fetchThrottleMs(broker, 'parse-later', 'quota-parse')) > 0, 'consumer_byte_rate 100');
+      // Long.parseLong refuses an exponent: the quota stays 100 (before: read as 1e9, and no throttle).
+      await write('parse-long', { producer_byte_rate: '1e9' });
+      // A producer_byte_rate Kafka cannot read stops the change before consumer_byte_rate, whose absence would
+      // remove it (before: the bad key alone was skipped, and the consumer quota removed).
+      await write('parse-later', { producer_byte_rate: 'lots' });
+      await handled(broker, 'quota-parse');
+      await sleep(2_100); // the quota windows (2 x 1 s) forget the traffic above
+      assert.ok(
+        (await produceThrottleMs(broker, 'parse-long', 'quota-parse')) > 0,
+        'producer_byte_rate still 100',
+      );
+      assert.ok(
+        (await fetchThrottleMs(broker, 'parse-later', 'quota-parse')) > 0,
+        'consumer_byte_rate still 100',
+      );
+    } finally {
+      for (const id of ids) await zooKeeperCall((done) => tool!.remove(entity(id), -1, done)).catch(() => {});
       await broker?.stop();
     }
   });

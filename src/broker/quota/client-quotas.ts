@@ -51,26 +51,34 @@ export class ClientQuotas implements ConfigEntityListener {
     this.controllerMutation = new ClientQuotaManager('controller-mutation', controller);
   }
 
-  private managers(): [ClientQuotaManager, string][] {
+  /** The kinds in the order Kafka's QuotaConfigHandler updates them, each with its key and how Kafka reads it. */
+  private managers(): [ClientQuotaManager, string, (text: string) => number | null][] {
     return [
-      [this.produce, KEY_OF_KIND.produce],
-      [this.fetch, KEY_OF_KIND.fetch],
-      [this.request, KEY_OF_KIND.request],
-      [this.controllerMutation, KEY_OF_KIND['controller-mutation']],
+      [this.produce, KEY_OF_KIND.produce, javaLong],
+      [this.fetch, KEY_OF_KIND.fetch, javaLong],
+      [this.request, KEY_OF_KIND.request, javaDouble],
+      [this.controllerMutation, KEY_OF_KIND['controller-mutation'], javaDouble],
     ];
   }
 
-  /** Applies an entity's configs: each quota key present is set, each absent one removed. */
+  /**
+   * Applies an entity's configs as Kafka's QuotaConfigHandler.updateQuotaConfig does: kind by kind in its order,
+   * each key present set, each absent one removed. A value Kafka cannot read (its toLong or toDouble throws, and
+   * the exception ends the update of the entity) stops here too: the kinds before it have their new quota, that
+   * kind and those after it keep the one they had. Brook also stops at a negative or NaN bound, which Kafka would
+   * set and no rate can be held to.
+   */
   apply(entity: QuotaEntity, configs: ReadonlyMap<string, string>): void {
-    let any = false;
-    for (const [manager, key] of this.managers()) {
+    for (const [manager, key, parse] of this.managers()) {
       const text = configs.get(key);
-      const bound = text === undefined ? null : Number(text);
-      if (bound !== null && !(bound > 0 || bound === 0)) {
-        this.logger.warn(`ignoring ${key}=${text} of ${describeEntity(entity)}: not a number`);
-        continue;
+      const bound = text === undefined ? null : parse(text);
+      if (text !== undefined && (bound === null || !(bound >= 0))) {
+        this.logger.warn(
+          `ignoring the change of ${describeEntity(entity)} from ${key}=${text} on: not a number` +
+            ' (the quotas from there keep their value)',
+        );
+        break;
       }
-      if (bound !== null) any = true;
       // A quota of an entity that never had one is not news to this kind: do not enable its sensors.
       if (bound === null && manager.quotaOf(entity) === undefined) continue;
       manager.update(entity, bound);
@@ -81,7 +89,7 @@ export class ClientQuotas implements ConfigEntityListener {
       );
     }
     const k = entityKey(entity.user, entity.clientId);
-    if (any) this.known.set(k, entity);
+    if (this.managers().some(([manager]) => manager.quotaOf(entity) !== undefined)) this.known.set(k, entity);
     else this.known.delete(k);
   }
 
@@ -115,6 +123,37 @@ export class ClientQuotas implements ConfigEntityListener {
     this.apply(entity, read.configs);
     return true;
   }
+}
+
+const LONG_MIN = -(2n ** 63n);
+const LONG_MAX = 2n ** 63n - 1n;
+
+/** Java's Long.parseLong, as a number: a sign and decimal digits, nothing else (no blank, no fraction). */
+export function javaLong(text: string): number | null {
+  if (!/^[+-]?\d+$/.test(text)) return null;
+  const value = BigInt(text.startsWith('+') ? text.slice(1) : text);
+  return value < LONG_MIN || value > LONG_MAX ? null : Number(value);
+}
+
+/**
+ * Java's Double.parseDouble for decimal text: blanks around it ignored, a sign, digits with an optional point and
+ * exponent, an optional f/d suffix, or NaN and Infinity. Java's hexadecimal form (0x1.8p1) is not read.
+ */
+export function javaDouble(text: string): number | null {
+  const trimmed = javaTrim(text);
+  const special = /^([+-]?)(NaN|Infinity)$/.exec(trimmed);
+  if (special !== null) return special[2] === 'NaN' ? Number.NaN : Number(`${special[1]}Infinity`);
+  const decimal = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[fFdD]?$/.exec(trimmed);
+  return decimal === null ? null : Number(decimal[1]);
+}
+
+/** Java's String.trim: every character up to U+0020 off both ends. */
+function javaTrim(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 0x20) start++;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
+  return text.slice(start, end);
 }
 
 export function describeEntity(entity: QuotaEntity): string {
