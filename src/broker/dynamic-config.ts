@@ -15,7 +15,7 @@ import {
   configChangeCreatePath,
   DEFAULT_BROKER_ENTITY,
   decodeConfigChange,
-  decodeEntityConfigAsBroker,
+  decodeEntityConfig,
   encodeConfigChange,
   encodeEntityConfig,
   topicConfigPath,
@@ -448,6 +448,6 @@ export class DynamicConfig {
 /** A config node's data as keys and values, as a Kafka broker reads it (empty data: none), or why it is refused. */
 function entityConfigOf(data: Uint8Array): Map<string, string> | Error {
   if (data.length === 0) return new Map();
-  const decoded = decodeEntityConfigAsBroker(data);
+  const decoded = decodeEntityConfig(data);
   return decoded.ok ? new Map(Object.entries(decoded.value)) : decoded.error;
 }

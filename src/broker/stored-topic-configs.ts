@@ -4,7 +4,7 @@
 // (fetchTopicConfigOverrides) before loading the logs.
 
 import type { CoordinationStore } from '../controller/store/store.js';
-import { decodeEntityConfigAsBroker, topicConfigPath } from '../controller/zk-layout/index.js';
+import { decodeEntityConfig, topicConfigPath } from '../controller/zk-layout/index.js';
 import type { TopicConfigs } from './topic-configs.js';
 
 /** A topic whose config node could not be read, and why (a store error name, or the exception's message). */
@@ -49,7 +49,7 @@ export async function readTopicOverrides(
       unread.push({ topic, reason: node.code, refused: false });
       continue;
     }
-    const decoded = node.ok ? decodeEntityConfigAsBroker(node.value.data) : null;
+    const decoded = node.ok ? decodeEntityConfig(node.value.data) : null;
     if (decoded !== null && !decoded.ok) {
       unread.push({ topic, reason: decoded.error.message, refused: true });
       continue;

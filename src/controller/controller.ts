@@ -1112,8 +1112,17 @@ export class Controller {
           out.set(t, false);
           return;
         }
+        // Decoded as Kafka's getLogConfigs does (the version not looked at, no "config" object: no override); a
+        // value that is not a string throws there, and no partition of the topic is elected uncleanly.
         const config = node.ok ? decodeEntityConfig(node.value.data) : null;
-        const value = config?.ok ? config.value[UNCLEAN_KEY] : undefined;
+        if (config !== null && !config.ok) {
+          this.logger.warn(
+            `the config of ${t} is unreadable (${config.error.message}): no unclean leader election`,
+          );
+          out.set(t, false);
+          return;
+        }
+        const value = config?.value[UNCLEAN_KEY];
         out.set(t, value === undefined ? fallback : value.trim().toLowerCase() === 'true');
       }),
     );

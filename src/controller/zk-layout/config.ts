@@ -12,21 +12,14 @@ export function encodeEntityConfig(config: Readonly<Record<string, string>>): Ui
   return encodeJson({ version: 1, config });
 }
 
-export function decodeEntityConfig(bytes: Uint8Array): Decoded<Record<string, string>> {
-  return decodeJson('entity config', bytes, (json) => {
-    json.version([1]);
-    return json.has('config') ? json.stringMap('config') : {};
-  });
-}
-
 /**
- * An entity config node read as a broker applying it reads it, which is what Kafka's ConfigEntityZNode.decode
- * does: data that is not a JSON object, or without a "config" object, holds no configs (Json.parseBytes answers
- * None, and the properties stay empty), and the version is not looked at. A value that is not a string is the one
- * refusal (its `to[String]` throws): the caller keeps what it has rather than read a half-written document as
- * configs removed.
+ * An entity config node read as Kafka reads it everywhere, with ConfigEntityZNode.decode (a broker applying it,
+ * the controller's getLogConfigs, AdminZkClient's read-modify-write): data that is not a JSON object, or without a
+ * "config" object, holds no configs (Json.parseBytes answers None, and the properties stay empty), and the version
+ * is not looked at. A value that is not a string is the one refusal (its `to[String]` throws): the caller keeps
+ * what it has rather than read a half-written document as configs removed.
  */
-export function decodeEntityConfigAsBroker(bytes: Uint8Array): Decoded<Record<string, string>> {
+export function decodeEntityConfig(bytes: Uint8Array): Decoded<Record<string, string>> {
   const root = parsedObject(bytes);
   const config = root === null ? null : root.config;
   if (config === null || typeof config !== 'object' || Array.isArray(config)) return { ok: true, value: {} };

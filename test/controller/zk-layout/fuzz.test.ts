@@ -40,6 +40,11 @@ interface Codec {
   readonly sample: string;
   decode(bytes: Uint8Array): Decoded<unknown>;
   encode(value: unknown): Uint8Array;
+  /**
+   * The decoder reads damaged input as a value, as Kafka's does (an entity config that is not JSON holds no
+   * configs): only the round trip is checked, not that some mutations are refused.
+   */
+  readonly lenient?: boolean;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: each codec's value type differs; the table only moves values.
@@ -90,6 +95,7 @@ const codecs: Codec[] = [
     sample: '{"version":1,"config":{"a":"1","b":"x"}}',
     decode: decodeEntityConfig,
     encode: (v) => encodeEntityConfig(v as Any),
+    lenient: true,
   },
   {
     name: 'config change',
@@ -192,7 +198,7 @@ describe('zk-layout: decoders under mutation', () => {
         assert.ok(again.ok, `${codec.name}: re-encoded value decodes`);
         assert.deepEqual(again.value, decoded.value);
       }
-      assert.ok(accepted < ROUNDS, 'some mutations are refused');
+      if (codec.lenient !== true) assert.ok(accepted < ROUNDS, 'some mutations are refused');
     });
   }
 });

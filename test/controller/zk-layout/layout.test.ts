@@ -14,7 +14,6 @@ import {
   decodeController,
   decodeControllerEpoch,
   decodeEntityConfig,
-  decodeEntityConfigAsBroker,
   decodeIsrChangeNotification,
   decodeLogDirEvent,
   decodePartitionState,
@@ -276,13 +275,13 @@ describe('zk-layout: cluster, controller, configs, notifications', () => {
   });
 
   it("reads entity configs as a Kafka broker's ConfigEntityZNode.decode does: only a value not a string refuses", () => {
-    const read = (text: string) => decodeEntityConfigAsBroker(utf8(text));
+    const read = (text: string) => decodeEntityConfig(utf8(text));
     assert.deepEqual(value(read('{"version":2,"config":{"a":"1"}}')), { a: '1' }, 'the version is not read');
     assert.deepEqual(value(read('not json')), {}, 'not JSON: no configs');
     assert.deepEqual(value(read('[1]')), {}, 'not an object: no configs');
     assert.deepEqual(value(read('{"version":1}')), {}, 'no config object: no configs');
     assert.deepEqual(value(read('{"version":1,"config":"x"}')), {}, 'config not an object: no configs');
-    assert.deepEqual(value(decodeEntityConfigAsBroker(new Uint8Array([0xff, 0xfe]))), {}, 'not UTF-8');
+    assert.deepEqual(value(decodeEntityConfig(new Uint8Array([0xff, 0xfe]))), {}, 'not UTF-8');
     refused(read('{"version":1,"config":{"retention.ms":5}}'), /not a string/);
     refused(read('{"version":1,"config":{"a":null}}'), /not a string/);
   });
