@@ -1,6 +1,6 @@
 // The ZooKeeper a test starts (test/helpers/zookeeper.ts) ends with the test's process even when that process is
 // killed by a signal, which runs neither the test's hooks nor the helper's exit hook: the run's timeout or
-// tools/run-tests ending a file with SIGTERM, or kill -9. Without that the server would keep its port, its
+// tools/run-tests.mjs ending a file with SIGTERM, or kill -9. Without that the server would keep its port, its
 // memory and its java process for ever on a shared machine.
 
 import assert from 'node:assert/strict';
