@@ -3,7 +3,7 @@
 //   ZkConfigManager.startup reads them through a client that retries until it gets an answer;
 // - one client quota entity whose document is refused (a value that is not a string) leaves the others applied;
 // - a quota value Kafka cannot read as a number ends that entity's change there, as its QuotaConfigHandler's
-//   toLong / toDouble throw: that quota and those after it keep their value;
+//   toLong / toDouble throw: that quota and those after it keep their value; an IP rate that is no int is no rate;
 // - a topic config node with a value that is not a string changes nothing (Kafka's ConfigEntityZNode.decode throws
 //   on `to[String]`, the notification is logged and dropped), and the next change of the topic applies;
 // - so does a dynamic broker config read before the logs load: there the start fails, as Kafka's does;
@@ -225,6 +225,44 @@ describe('dynamic config retries', () => {
       );
     } finally {
       for (const id of ids) await zooKeeperCall((done) => tool!.remove(entity(id), -1, done)).catch(() => {});
+      await broker?.stop();
+    }
+  });
+
+  it('an IP connection_creation_rate Kafka cannot read as an int (toInt) is no rate', async () => {
+    const ipPath = `${CONFIG_PATH}/ips/127.0.0.1`;
+    const markerPath = `${CONFIG_PATH}/clients/ip-marker`;
+    let broker: InProcessBroker | undefined;
+    try {
+      broker = await startQuotaBroker('quota-ip');
+      // Integer.parseInt refuses "1.0" (before: read as 1 connection a second, and new connections were held).
+      const rate = Buffer.from(encodeEntityConfig({ connection_creation_rate: '1.0' }));
+      await zooKeeperCall((done) => tool!.mkdirp(ipPath, rate, done));
+      await notify('ips/127.0.0.1');
+      await zooKeeperCall((done) =>
+        tool!.mkdirp(markerPath, Buffer.from(encodeEntityConfig({ producer_byte_rate: '100' })), done),
+      );
+      await notify('clients/ip-marker');
+      const deadline = Date.now() + 20_000;
+      while ((await produceThrottleMs(broker, 'ip-marker', 'quota-ip')) === 0) {
+        assert.ok(Date.now() < deadline, 'the marker quota was not applied');
+        await sleep(100);
+      }
+      for (let i = 0; i < 4; i++) {
+        const client = await WireClient.connect(broker.host, broker.port);
+        try {
+          const answer = await client.call(ApiKey.API_VERSIONS, 3, {
+            clientSoftwareName: 'test',
+            clientSoftwareVersion: '1',
+          });
+          assert.equal(answer.errorCode, ErrorCode.NONE, `connection ${i + 1} served`);
+        } finally {
+          client.close();
+        }
+      }
+    } finally {
+      for (const path of [ipPath, markerPath])
+        await zooKeeperCall((done) => tool!.remove(path, -1, done)).catch(() => {});
       await broker?.stop();
     }
   });

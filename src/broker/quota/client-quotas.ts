@@ -9,6 +9,7 @@ import type { BrokerConfig } from '../config/broker-config.js';
 import type { ConfigEntityListener } from '../dynamic-config.js';
 import { ClientQuotaManager } from './client-quota-manager.js';
 import type { ClientQuotaStore } from './client-quota-store.js';
+import { javaDouble, javaLong } from './java-numbers.js';
 import { entityKey, parseEntityConfigPath, type QuotaEntity } from './quota-entity.js';
 import type { RateWindow } from './rate.js';
 
@@ -123,37 +124,6 @@ export class ClientQuotas implements ConfigEntityListener {
     this.apply(entity, read.configs);
     return true;
   }
-}
-
-const LONG_MIN = -(2n ** 63n);
-const LONG_MAX = 2n ** 63n - 1n;
-
-/** Java's Long.parseLong, as a number: a sign and decimal digits, nothing else (no blank, no fraction). */
-export function javaLong(text: string): number | null {
-  if (!/^[+-]?\d+$/.test(text)) return null;
-  const value = BigInt(text.startsWith('+') ? text.slice(1) : text);
-  return value < LONG_MIN || value > LONG_MAX ? null : Number(value);
-}
-
-/**
- * Java's Double.parseDouble for decimal text: blanks around it ignored, a sign, digits with an optional point and
- * exponent, an optional f/d suffix, or NaN and Infinity. Java's hexadecimal form (0x1.8p1) is not read.
- */
-export function javaDouble(text: string): number | null {
-  const trimmed = javaTrim(text);
-  const special = /^([+-]?)(NaN|Infinity)$/.exec(trimmed);
-  if (special !== null) return special[2] === 'NaN' ? Number.NaN : Number(`${special[1]}Infinity`);
-  const decimal = /^([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)[fFdD]?$/.exec(trimmed);
-  return decimal === null ? null : Number(decimal[1]);
-}
-
-/** Java's String.trim: every character up to U+0020 off both ends. */
-function javaTrim(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && text.charCodeAt(start) <= 0x20) start++;
-  while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
-  return text.slice(start, end);
 }
 
 export function describeEntity(entity: QuotaEntity): string {

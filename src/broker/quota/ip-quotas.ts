@@ -11,6 +11,7 @@
 import type { Logger } from '../../common/logger.js';
 import type { ConfigEntityListener } from '../dynamic-config.js';
 import type { ClientQuotaStore } from './client-quota-store.js';
+import { javaInt } from './java-numbers.js';
 import { IP_CONNECTION_RATE_KEY, parseEntityConfigPath, type QuotaEntity } from './quota-entity.js';
 import { type RateWindow, throttleTimeMs, WindowedRate } from './rate.js';
 
@@ -76,9 +77,10 @@ export class IpConnectionQuotas implements ConfigEntityListener {
   apply(entity: QuotaEntity, configs: ReadonlyMap<string, string>): void {
     if (entity.ip === undefined) return;
     const text = configs.get(IP_CONNECTION_RATE_KEY);
-    const bound = text === undefined ? null : Number(text);
+    // Kafka's IpConfigHandler reads it with toInt (Integer.parseInt): "5.0", " 5" and "1e3" are no rate.
+    const bound = text === undefined ? null : javaInt(text);
     const name = entity.ip ?? '<default>';
-    if (bound !== null && !(Number.isInteger(bound) && bound > 0)) {
+    if (text !== undefined && !(bound !== null && bound > 0)) {
       this.logger.warn(`ignoring ${IP_CONNECTION_RATE_KEY}=${text} of ip ${name}: not a positive integer`);
       return;
     }
