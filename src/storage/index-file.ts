@@ -6,7 +6,8 @@
 // entries with pread. Lookups look in the warm tail first: consumers at the tail and appends then never touch
 // the disk, and a process with thousands of partitions holds a few KiB per index, not whole files. New
 // entries reach the file in groups, and the file is open only during the event-loop turn that uses it, so an
-// index holds no descriptor between uses.
+// index holds no descriptor between uses; except that the few indexes most recently read for a lookup keep theirs
+// (see LOOKUP_DESCRIPTORS_MAX).
 //
 // An encrypted segment's index files are encrypted too (`crypt`, see IndexCrypt in encryption/segment-cipher.ts):
 // entries are plaintext in memory and ciphertext in the file. Since a keystream must never encrypt two entries at
@@ -52,6 +53,15 @@ const PENDING_ENTRIES_MAX = 64;
  */
 const HELD_DESCRIPTORS_MAX = 256;
 const heldDescriptors = new Set<IndexFile>();
+
+/**
+ * Indexes whose descriptor stays open after a lookup read their file, least recently used first, at most
+ * LOOKUP_DESCRIPTORS_MAX: consumers reading older parts of a log look up in the same few cold segments fetch
+ * after fetch, and an open and a close per lookup cost more than the reads (Kafka keeps every index mmapped).
+ * Bounded because a partition otherwise holds one descriptor (its active segment; see bench/README.md, Scale).
+ */
+const LOOKUP_DESCRIPTORS_MAX = 128;
+const lookupDescriptors = new Set<IndexFile>();
 
 /** Reads the sort key of the entry at `pos` of `buf`; entries are sorted by it. */
 export type EntryKey = (buf: Buffer, pos: number) => number;
@@ -276,7 +286,7 @@ export class IndexFile {
     if (i === this.scratchSlot) return { buf: this.scratch, pos: 0 };
     const probed = this.probes?.get(i);
     if (probed !== undefined) return { buf: probed, pos: 0 };
-    const n = readSync(this.useFd(), this.scratch, 0, this.entryBytes, i * this.entryBytes);
+    const n = readSync(this.useLookupFd(), this.scratch, 0, this.entryBytes, i * this.entryBytes);
     if (n !== this.entryBytes) throw new AssertionError(`${this.path}: short read of entry ${i}`);
     this.scratchSlot = i;
     if (this.crypt !== null) {
@@ -325,7 +335,7 @@ export class IndexFile {
     const page = this.coldPage.subarray(0, length);
     let done = 0;
     while (done < length) {
-      const n = readSync(this.useFd(), page, done, length - done, lo * this.entryBytes + done);
+      const n = readSync(this.useLookupFd(), page, done, length - done, lo * this.entryBytes + done);
       if (n <= 0) throw new AssertionError(`${this.path}: short read of entries ${lo}..${hi}`);
       done += n;
     }
@@ -439,10 +449,31 @@ export class IndexFile {
     if (this.closed) throw new AssertionError(`${this.path}: index used after close`);
     if (this.fd < 0) {
       this.fd = openSync(this.path, 'r+');
-      setImmediate(() => this.dropFd());
+      setImmediate(() => {
+        if (!lookupDescriptors.has(this)) this.dropFd();
+      });
       this.hold();
     }
     return this.fd;
+  }
+
+  /**
+   * useFd for a lookup's read of cold entries: the descriptor stays open past the turn, among the
+   * LOOKUP_DESCRIPTORS_MAX most recently looked-up indexes (the least recent one past the bound is closed).
+   */
+  private useLookupFd(): number {
+    const fd = this.useFd();
+    lookupDescriptors.delete(this);
+    lookupDescriptors.add(this);
+    // Kept ones are no longer among the turn's held ones: that bound is for bursts of opens in one turn.
+    heldDescriptors.delete(this);
+    if (lookupDescriptors.size > LOOKUP_DESCRIPTORS_MAX) {
+      for (const oldest of lookupDescriptors) {
+        oldest.dropFd();
+        break;
+      }
+    }
+    return fd;
   }
 
   /** Counts this descriptor among the held ones, closing the oldest other one past the bound. */
@@ -460,6 +491,7 @@ export class IndexFile {
     if (this.fd >= 0) closeSync(this.fd);
     this.fd = -1;
     heldDescriptors.delete(this);
+    lookupDescriptors.delete(this);
   }
 
   closeAndDelete(): void {

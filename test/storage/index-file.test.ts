@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { toOffset } from '../../src/common/ids.js';
 import {
   type IndexCrypt,
@@ -13,6 +14,7 @@ import {
   SegmentCipher,
 } from '../../src/storage/encryption/segment-cipher.js';
 import { StorageErrorCode } from '../../src/storage/error-codes.js';
+import { STORAGE_LIMITS } from '../../src/storage/log-config.js';
 import { OffsetIndex } from '../../src/storage/offset-index.js';
 import { TimeIndex } from '../../src/storage/time-index.js';
 import { seededRandom } from './batch-builder.js';
@@ -180,6 +182,30 @@ test('indexes touched in one synchronous pass hold a bounded number of descripto
   for (const index of indexes) index.file.flush();
   const held = descriptors() - before;
   assert.ok(held <= 300, `${held} descriptors held for 1000 indexes`);
+  for (const index of indexes) index.file.close();
+  assert.ok(descriptors() - before <= 2, 'closing releases them');
+});
+
+test('indexes read for lookups keep their descriptors, a bounded number of them', async (t) => {
+  // A lookup in an index's cold entries keeps the descriptor open for the next lookups (consumers reading older
+  // data look up in the same segments again), for the most recently looked-up indexes only.
+  const dir = tempDir(t);
+  const descriptors = () => readdirSync('/proc/self/fd').length;
+  const before = descriptors();
+  const ENTRIES = 2 * (STORAGE_LIMITS.indexWarmBytes / 8) + 100;
+  const indexes = Array.from({ length: 300 }, (_, i) => {
+    const index = OffsetIndex.create(join(dir, `${String(i).padStart(20, '0')}.index`), 0, 8 * ENTRIES);
+    for (let e = 0; e < ENTRIES; e++) index.append(e, e * 100);
+    return index;
+  });
+  await nextTurn();
+  assert.ok(descriptors() - before <= 2, 'appends hold no descriptor past their turn');
+  for (let round = 0; round < 2; round++) {
+    for (const index of indexes) assert.equal(index.lookup(10)?.position, 1000, 'a cold entry');
+    await nextTurn();
+    const held = descriptors() - before;
+    assert.ok(held >= 100 && held <= 130, `${held} descriptors kept after lookups in 300 indexes`);
+  }
   for (const index of indexes) index.file.close();
   assert.ok(descriptors() - before <= 2, 'closing releases them');
 });
