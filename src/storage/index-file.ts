@@ -58,9 +58,10 @@ const heldDescriptors = new Set<IndexFile>();
  * Indexes whose descriptor stays open after a lookup read their file, least recently used first, at most
  * LOOKUP_DESCRIPTORS_MAX: consumers reading older parts of a log look up in the same few cold segments fetch
  * after fetch, and an open and a close per lookup cost more than the reads (Kafka keeps every index mmapped).
- * Bounded because a partition otherwise holds one descriptor (its active segment; see bench/README.md, Scale).
+ * Bounded, and small, because a partition otherwise holds one descriptor (its active segment) and a broker at scale
+ * spends nearly all of its descriptor limit on partitions and connections (bench/README.md, Scale).
  */
-const LOOKUP_DESCRIPTORS_MAX = 128;
+const LOOKUP_DESCRIPTORS_MAX = 64;
 const lookupDescriptors = new Set<IndexFile>();
 
 /** Reads the sort key of the entry at `pos` of `buf`; entries are sorted by it. */
