@@ -77,7 +77,7 @@ export class IndexFile {
   private readonly coldPage = coldPageBuffer;
   /** Slot whose plaintext `scratch` holds (-1: none); cold entries never change short of a truncation. */
   private scratchSlot = -1;
-  /** Decrypted cold entries an encrypted index's searches probed, at most PROBES_KEPT_MAX. */
+  /** Cold entries searches probed (decrypted), at most PROBES_KEPT_MAX; see entry(). */
   private probes: Map<number, Buffer> | null = null;
   /** One entry read from the cold part; reused because lookups are synchronous. */
   private readonly scratch: Buffer;
@@ -290,9 +290,11 @@ export class IndexFile {
     const n = readSync(this.useLookupFd(), this.scratch, 0, this.entryBytes, i * this.entryBytes);
     if (n !== this.entryBytes) throw new AssertionError(`${this.path}: short read of entry ${i}`);
     this.scratchSlot = i;
-    if (this.crypt !== null) {
+    if (this.crypt !== null)
       this.crypt.apply(this.scratch, 0, this.entryBytes, i * this.entryBytes).copy(this.scratch, 0);
-      // The first probes of a cold search are the same slots every time: keep them decrypted (bounded).
+    // The first probes of a cold search are the same slots every time: keep them (decrypted; bounded), those of
+    // a plain index only while it keeps its lookup descriptor, so at most LOOKUP_DESCRIPTORS_MAX indexes hold some.
+    if (this.crypt !== null || lookupDescriptors.has(this)) {
       this.probes ??= new Map();
       if (this.probes.size >= PROBES_KEPT_MAX) this.probes.clear();
       this.probes.set(i, Buffer.from(this.scratch));
@@ -493,6 +495,7 @@ export class IndexFile {
     this.fd = -1;
     heldDescriptors.delete(this);
     lookupDescriptors.delete(this);
+    if (this.crypt === null) this.probes = null;
   }
 
   closeAndDelete(): void {
