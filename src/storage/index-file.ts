@@ -40,6 +40,9 @@ const COLD_PAGE_BYTES = 4096;
 /** One page for those reads: lookups are synchronous, so all indexes share it. */
 const coldPageBuffer = Buffer.allocUnsafe(COLD_PAGE_BYTES);
 
+/** Pages of cold entries an index keeping its lookup descriptor keeps (see coldEntries): 16 KiB at most. */
+const PAGES_KEPT_MAX = 4;
+
 /** Cold entries of an encrypted index kept decrypted (the top of its binary search tree: 31 slots). */
 const PROBES_KEPT_MAX = 32;
 
@@ -79,6 +82,8 @@ export class IndexFile {
   private scratchSlot = -1;
   /** Cold entries searches probed (decrypted), at most PROBES_KEPT_MAX; see entry(). */
   private probes: Map<number, Buffer> | null = null;
+  /** Pages of cold entries searches ended in, by range (see coldEntries). */
+  private pages: Map<string, Buffer> | null = null;
   /** One entry read from the cold part; reused because lookups are synchronous. */
   private readonly scratch: Buffer;
   private preallocatedBytes = 0;
@@ -334,15 +339,7 @@ export class IndexFile {
 
   /** `floor` within cold entries [lo, hi], read at once; `found` is the answer when none of them is <= target. */
   private floorInRange(key: EntryKey, target: number, lo: number, hi: number, found: number): number {
-    const length = (hi - lo + 1) * this.entryBytes;
-    const page = this.coldPage.subarray(0, length);
-    let done = 0;
-    while (done < length) {
-      const n = readSync(this.useLookupFd(), page, done, length - done, lo * this.entryBytes + done);
-      if (n <= 0) throw new AssertionError(`${this.path}: short read of entries ${lo}..${hi}`);
-      done += n;
-    }
-    const entries = this.crypt === null ? page : this.crypt.apply(page, 0, length, lo * this.entryBytes);
+    const entries = this.coldEntries(lo, hi);
     this.scratchSlot = -1;
     let result = found;
     let l = 0;
@@ -362,6 +359,32 @@ export class IndexFile {
       this.scratchSlot = result;
     }
     return result;
+  }
+
+  /**
+   * Cold entries [lo, hi] (plaintext), at most a page. A consumer's next lookups end their searches in the same
+   * range: an index that keeps its lookup descriptor keeps its last PAGES_KEPT_MAX ranges (one per consumer
+   * reading there, say), dropped with the descriptor.
+   */
+  private coldEntries(lo: number, hi: number): Buffer {
+    const rangeKey = `${lo}:${hi}`;
+    const kept = this.pages?.get(rangeKey);
+    if (kept !== undefined) return kept;
+    const length = (hi - lo + 1) * this.entryBytes;
+    const page = this.coldPage.subarray(0, length);
+    let done = 0;
+    while (done < length) {
+      const n = readSync(this.useLookupFd(), page, done, length - done, lo * this.entryBytes + done);
+      if (n <= 0) throw new AssertionError(`${this.path}: short read of entries ${lo}..${hi}`);
+      done += n;
+    }
+    const entries = this.crypt === null ? page : this.crypt.apply(page, 0, length, lo * this.entryBytes);
+    if (lookupDescriptors.has(this)) {
+      this.pages ??= new Map();
+      if (this.pages.size >= PAGES_KEPT_MAX) this.pages.delete(this.pages.keys().next().value!);
+      this.pages.set(rangeKey, Buffer.from(entries));
+    }
+    return entries;
   }
 
   private searchBuffer(key: EntryKey, target: number, count: number): number {
@@ -387,6 +410,7 @@ export class IndexFile {
     this.writtenCount = Math.min(this.writtenCount, count);
     this.scratchSlot = -1;
     this.probes = null;
+    this.pages = null;
     if (this.crypt !== null) this.rekeyDue = true;
     // Cutting the file zeroes the dropped entries, so that a crash cannot resurrect them as valid-looking ones.
     ftruncateSync(this.useFd(), count * this.entryBytes);
@@ -496,6 +520,7 @@ export class IndexFile {
     heldDescriptors.delete(this);
     lookupDescriptors.delete(this);
     if (this.crypt === null) this.probes = null;
+    this.pages = null;
   }
 
   closeAndDelete(): void {
