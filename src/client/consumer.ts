@@ -1828,14 +1828,16 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * maybeAutoCommitOffsetsAsync: made from poll() (and assign()) once auto.commit.interval.ms has passed, with the
    * positions of what earlier polls returned, and not waited for. A timer would commit behind the application's back
    * past records it is still working on, and a crash then would lose them: committing in poll() is what makes auto
-   * commit at-least-once. The KIP-848 member commits on its own timer (startAutoCommit).
+   * commit at-least-once. A failed commit is not retried (a retry would send positions older than the next poll's,
+   * behind the application's back); a retriable failure brings the next one forward instead (autoCommitFailed). The
+   * KIP-848 member commits on its own timer (startAutoCommit).
    */
   private maybeAutoCommit(): void {
     if (!this.o.enableAutoCommit || this.group instanceof ConsumerProtocolMember) return;
     const now = Date.now();
     if (now < this.nextAutoCommitMs || !this.autoCommitDue()) return;
     this.nextAutoCommitMs = now + this.o.autoCommitIntervalMs;
-    this.commitPositions(this.assignment()).catch((err: Error) => this.autoCommitFailed(err));
+    this.commitPositions(this.assignment(), { retries: 0 }).catch((err: Error) => this.autoCommitFailed(err));
   }
 
   /**

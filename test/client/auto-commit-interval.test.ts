@@ -2,13 +2,17 @@
 // nextAutoCommitTimer.updateAndReset): a completed rebalance starts the interval again, so the first interval commit
 // after a SyncGroup comes a whole interval later. KIP-848 (CommitRequestManager.maybeAutoCommitAsync): while one
 // interval commit waits for its answer no other starts (shouldAutoCommit), and none is retried. OffsetCommit and
-// SyncGroup are seen as they reach an in-process broker.
+// SyncGroup are seen as they reach an in-process broker. Classic (maybeAutoCommitOffsetsAsync): an interval commit
+// answered with a retriable error is not retried; the next poll() commits again once retry.backoff.ms has passed
+// (nextAutoCommitTimer.updateAndReset(retryBackoffMs)), with the positions of then.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
 import { Producer } from '../../src/client/producer.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
+import type { OffsetCommitRequest } from '../../src/protocol/messages/08-offset-commit.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { sleep } from '../helpers/wait.js';
 
@@ -89,6 +93,64 @@ describe('the interval auto-commit', () => {
         next.atMs - syncedAtMs >= INTERVAL_MS - 200,
         `the first commit after the rebalance came ${next.atMs - syncedAtMs} ms after its SyncGroup`,
       );
+    } finally {
+      broker.interception.clear();
+      await consumer.close();
+    }
+  });
+
+  it('a classic interval commit answered with a retriable error is not retried; the next poll commits', async () => {
+    const clientId = 'auto-commit-no-retry';
+    const RETRY_BACKOFF_MS = 100;
+    const commits: Array<{ atMs: number; refused: boolean }> = [];
+    let refuse = true;
+    broker.interception.set((request) => {
+      if (request.header.clientId !== clientId || request.apiKey !== OFFSET_COMMIT) return undefined;
+      commits.push({ atMs: Date.now(), refused: refuse });
+      if (!refuse) return undefined;
+      refuse = false;
+      const body = request.body as OffsetCommitRequest;
+      return {
+        throttleTimeMs: 0,
+        topics: body.topics.map((t) => ({
+          name: t.name,
+          partitions: t.partitions.map((p) => ({
+            partitionIndex: p.partitionIndex,
+            errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+          })),
+        })),
+      };
+    });
+    const consumer = new Consumer({
+      bootstrapServers,
+      clientId,
+      groupId: 'auto-commit-no-retry',
+      autoOffsetReset: 'earliest',
+      autoCommitIntervalMs: 500,
+      retryBackoffMs: RETRY_BACKOFF_MS,
+      retryBackoffMaxMs: RETRY_BACKOFF_MS,
+    });
+    try {
+      consumer.assign([{ topic: TOPIC, partition: 0 }]);
+      const deadline = Date.now() + 20_000;
+      while (commits.length === 0) {
+        assert.ok(Date.now() < deadline, 'no interval auto-commit');
+        await consumer.poll(50);
+      }
+      // No poll for a while: Kafka's auto-commit is made only inside poll(), and the refused one is not sent again.
+      await sleep(2000);
+      assert.deepEqual(
+        commits.map((c) => c.refused),
+        [true],
+        'OffsetCommit requests while the application did not poll, after a refused interval commit',
+      );
+      // The refused commit brought the next one forward to the retry backoff: this poll makes it at once.
+      const polledAtMs = Date.now();
+      await consumer.poll(50);
+      assert.equal(commits.length, 2, 'the poll after the backoff commits');
+      assert.ok(commits[1]!.atMs - polledAtMs < 400, 'the commit went with that poll');
+      const committed = await admin.listConsumerGroupOffsets('auto-commit-no-retry');
+      assert.ok(committed.length === 1 && committed[0]!.offset > 0, 'the second commit reached the group');
     } finally {
       broker.interception.clear();
       await consumer.close();
