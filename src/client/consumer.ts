@@ -1532,10 +1532,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     return this.coordinatorId;
   }
 
-  /** The committed offsets of the group for these partitions (-1 where none). */
-  async committed(tps: TopicPartition[]): Promise<Map<string, number>> {
+  /**
+   * The group's committed offsets for these partitions, keyed by tpKey(topic, partition): the offset, or null for a
+   * partition the group has no offset for (the key is there), as the values of Kafka's committed(partitions) map.
+   */
+  async committed(tps: TopicPartition[]): Promise<Map<string, number | null>> {
     const committed = await this.committedOffsets(tps);
-    return new Map([...committed].map(([k, c]) => [k, c.offset]));
+    return new Map([...committed].map(([k, c]) => [k, c.offset < 0 ? null : c.offset]));
   }
 
   /**

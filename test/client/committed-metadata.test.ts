@@ -1,7 +1,8 @@
 // Kafka's committed(partitions) returns OffsetAndMetadata: the offset with the leader epoch and the metadata string
 // committed with it (commitSync(Map<TopicPartition, OffsetAndMetadata>)), and null for a partition without a
-// committed offset. Brook's committedWithMetadata() returns the same through OffsetFetch. Against an in-process
-// broker.
+// committed offset (ConsumerCoordinator's OffsetFetchResponseHandler puts the partition in the map with a null
+// value). Brook's committedWithMetadata() returns the same through OffsetFetch, and committed() the offsets alone,
+// null likewise where there is none (not -1). Against an in-process broker.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -50,8 +51,12 @@ describe('committed offsets with their metadata and leader epoch', () => {
         metadata: 'checkpoint-a',
       });
       assert.equal(committed.get(tpKey(TOPIC, 1)), null);
-      // The offsets-only form stays as it was.
-      assert.equal((await consumer.committed(tps)).get(tpKey(TOPIC, 0)), 2);
+      assert.ok(committed.has(tpKey(TOPIC, 1)), 'the partition without an offset is in the map');
+      // The offsets-only form: the offset, and null (with the key) where nothing is committed, as Kafka's map.
+      const offsets = await consumer.committed(tps);
+      assert.equal(offsets.get(tpKey(TOPIC, 0)), 2);
+      assert.ok(offsets.has(tpKey(TOPIC, 1)), 'the partition without an offset is in the offsets-only map');
+      assert.equal(offsets.get(tpKey(TOPIC, 1)), null);
     } finally {
       await consumer.close();
     }

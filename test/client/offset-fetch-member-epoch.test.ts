@@ -83,7 +83,7 @@ describe('KIP-848 OffsetFetch carries the member id and epoch', () => {
     try {
       consumer.assign([tp]);
       fetches.length = 0;
-      assert.equal((await consumer.committed([tp])).get(tpKey(TOPIC, 0)), -1);
+      assert.equal((await consumer.committed([tp])).get(tpKey(TOPIC, 0)), null);
       assert.equal(fetches.length, 1);
       assert.ok(fetches.every((f) => f.groups.every((g) => g.memberId === null && g.memberEpoch === -1)));
     } finally {
