@@ -392,8 +392,13 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    */
   private previousGeneration: GenerationInfo | null = null;
   private coordinatorId = -1;
-  /** The position resolution in flight (resolveMissingPositions), or null. */
-  private resolving: Promise<void> | null = null;
+  /** The position resolution in flight (resolveMissingPositions) and how many callers wait for it, or null. */
+  private resolving: { done: Promise<void>; waiters: number } | null = null;
+  /**
+   * A resolution's failure that no caller was waiting for when it came (it outlasted their timeouts): the next
+   * poll() or position() that needs a position throws it, once, as Kafka's cachedResetPositionsException.
+   */
+  private unreportedResolutionError: Error | null = null;
   private readonly options: ConsumerOptions<K, V>;
 
   constructor(options: ConsumerOptions<K, V>) {
@@ -846,22 +851,47 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * most, as Kafka's poll(timeout) and position(partition, timeout) bound their updateFetchPositions with their
    * timer. One resolution is in flight at a time, shared by poll() and position(); one outlasting its caller goes on
    * and the next call waits for it (a ListOffsets nobody answers holds no poll() past its timeout, so a loop of
-   * polls still sees a stop flag). Its failure goes to the callers that wait for it; the next call starts again.
+   * polls still sees a stop flag). Its failure goes to the callers that wait for it; one that comes when none waits
+   * any more is kept and thrown by the next call that needs a position (not retriable ones: as Kafka's
+   * OffsetFetcherUtils, a retriable failure only means the next call asks again). The next call starts again.
    */
   private async resolveMissingPositions(deadlineMs: number): Promise<void> {
     let resolving = this.resolving;
     if (resolving === null) {
       const missing = [...this.partitions.values()].filter((s) => s.position === null);
       if (missing.length === 0) return;
-      resolving = this.resolvePositions(missing).finally(() => {
-        if (this.resolving === resolving) this.resolving = null;
-      });
-      this.resolving = resolving;
+      const kept = this.unreportedResolutionError;
+      if (kept !== null) {
+        this.unreportedResolutionError = null;
+        throw kept;
+      }
+      resolving = this.startResolution(missing);
     }
     const timedOut = new Error('the positions are still being resolved');
-    await settleWithin(resolving, deadlineMs - Date.now(), () => timedOut).catch((err: unknown) => {
+    resolving.waiters++;
+    try {
+      await settleWithin(resolving.done, deadlineMs - Date.now(), () => timedOut);
+    } catch (err) {
       if (err !== timedOut) throw err;
-    });
+    } finally {
+      resolving.waiters--;
+    }
+  }
+
+  private startResolution(missing: PartitionState[]): { done: Promise<void>; waiters: number } {
+    const resolving = { done: Promise.resolve(), waiters: 0 };
+    resolving.done = this.resolvePositions(missing)
+      .catch((err: Error) => {
+        // The callers still waiting get it from this promise; with none left it would be lost.
+        if (resolving.waiters === 0 && !isRetriableError(err) && !this.closed)
+          this.unreportedResolutionError ??= err;
+        throw err;
+      })
+      .finally(() => {
+        if (this.resolving === resolving) this.resolving = null;
+      });
+    this.resolving = resolving;
+    return resolving;
   }
 
   /**
