@@ -52,7 +52,7 @@ import { AdminCalls } from './admin-calls.js';
 import { firstError, type ListedOffsetValue, listOffsetsByPartition } from './admin-list-offsets.js';
 import { beforeDeadline, Cluster, type PartitionInfo } from './cluster.js';
 import { CallTimeoutError, isRetriableError, KafkaClientError, KafkaProtocolError } from './errors.js';
-import { adminClientId, type ClientOptions } from './options.js';
+import { adminClientId, type ClientOptions, checkDefaultApiTimeoutMs } from './options.js';
 import { callPartitionLeaders, type LeaderPartitionAnswer, partitionKey } from './partition-leader-calls.js';
 import { invalidatesLeader } from './partition-leader-lookup.js';
 import {
@@ -465,7 +465,9 @@ export class Admin {
   constructor(options: AdminOptions) {
     this.cluster = new Cluster({ ...options, clientId: adminClientId(options.clientId) });
     this.callRetries = options.retries ?? Number.POSITIVE_INFINITY;
-    this.defaultApiTimeoutMs = options.defaultApiTimeoutMs ?? DEFAULT_API_TIMEOUT_MS;
+    this.defaultApiTimeoutMs = checkDefaultApiTimeoutMs(
+      options.defaultApiTimeoutMs ?? DEFAULT_API_TIMEOUT_MS,
+    );
     for (const name of ADMIN_CALLS) {
       const method = this[name] as (...args: unknown[]) => Promise<unknown>;
       // Writable and configurable as the method it shadows, so that a test double can still replace it.

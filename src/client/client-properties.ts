@@ -44,6 +44,12 @@ const CONSUMER: Record<string, [field: string, kind: Kind]> = {
   'isolation.level': ['isolationLevel', 'string'],
   'client.rack': ['clientRack', 'string'],
   'internal.leave.group.on.close': ['leaveGroupOnClose', 'bool'],
+  'default.api.timeout.ms': ['defaultApiTimeoutMs', 'int'],
+};
+
+const ADMIN: Record<string, [field: string, kind: Kind]> = {
+  ...COMMON,
+  'default.api.timeout.ms': ['defaultApiTimeoutMs', 'int'],
 };
 
 const PRODUCER: Record<string, [field: string, kind: Kind]> = {
@@ -63,7 +69,7 @@ const PRODUCER: Record<string, [field: string, kind: Kind]> = {
 const TABLES: Record<ClientKind, Record<string, [string, Kind]>> = {
   producer: PRODUCER,
   consumer: CONSUMER,
-  admin: COMMON,
+  admin: ADMIN,
 };
 
 /** security.protocol, ssl.* and sasl.*: keys every client (producer, consumer, admin) takes. */

@@ -42,6 +42,7 @@ import { ApiKey } from '../protocol/registry.js';
 import type { AssignorName, ConsumerPartitionAssignor } from './assignors.js';
 import { Cluster, sleep } from './cluster.js';
 import {
+  CallTimeoutError,
   ClientStateError,
   ConfigError,
   isRetriableError,
@@ -64,7 +65,7 @@ import {
 import { GroupMember, type RebalanceListener } from './group.js';
 import { ConsumerProtocolMember } from './group-consumer-protocol.js';
 import type { GenerationInfo } from './group-membership.js';
-import { type ClientOptions, consumerClientId } from './options.js';
+import { type ClientOptions, checkDefaultApiTimeoutMs, consumerClientId } from './options.js';
 import { fetchEpochEndOffsets, judgeEpochEndOffset, type ValidationOutcome } from './position-validation.js';
 import { RecordIterator } from './record-iterator.js';
 import {
@@ -119,6 +120,11 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   partitionAssignmentStrategy?: (AssignorName | ConsumerPartitionAssignor)[];
   /** check.crcs (default true). */
   checkCrcs?: boolean;
+  /**
+   * default.api.timeout.ms (default 60000, an int of at least 0): how long a call given no timeout of its own waits
+   * (position, committed, beginningOffsets, endOffsets, offsetsForTimes, commit), retrying retriable failures.
+   */
+  defaultApiTimeoutMs?: number;
   /** Incremental fetch sessions with each leader (KIP-227; default true). */
   fetchSessions?: boolean;
   /**
@@ -243,7 +249,7 @@ export interface OffsetToCommit extends TopicPartition {
 const PREFETCH_CHUNKS = 2;
 /** How long one step of a poll waits for a rebalance in flight while the consumer still owns partitions. */
 const REBALANCE_WAIT_SLICE_MS = 100;
-/** Kafka's default.api.timeout.ms: how long position() waits for a position it can answer. */
+/** Kafka's default default.api.timeout.ms: how long a call without a timeout of its own waits. */
 const DEFAULT_API_TIMEOUT_MS = 60_000;
 /** Kafka's close() timeout (DEFAULT_CLOSE_TIMEOUT_MS): close() without timeoutMs takes at most this long. */
 const CLOSE_TIMEOUT_MS = 30_000;
@@ -423,6 +429,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       heartbeatIntervalMs: options.heartbeatIntervalMs ?? 3000,
       maxPollIntervalMs: options.maxPollIntervalMs ?? 300_000,
       checkCrcs: options.checkCrcs ?? true,
+      defaultApiTimeoutMs: checkDefaultApiTimeoutMs(options.defaultApiTimeoutMs ?? DEFAULT_API_TIMEOUT_MS),
       fetchSessions: options.fetchSessions ?? true,
       leaveGroupOnClose: options.leaveGroupOnClose ?? true,
       clientRack: options.clientRack ?? '',
@@ -654,7 +661,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * truncation found under auto.offset.reset=none throws LogTruncationError; no valid position within `timeoutMs`
    * (default.api.timeout.ms) throws RequestTimeoutError.
    */
-  async position(tp: TopicPartition, timeoutMs = DEFAULT_API_TIMEOUT_MS): Promise<number> {
+  async position(tp: TopicPartition, timeoutMs = this.o.defaultApiTimeoutMs): Promise<number> {
     const s = this.state(tp);
     const deadline = Date.now() + timeoutMs;
     for (;;) {
@@ -777,32 +784,59 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     this.wake();
   }
 
-  /** For each partition, the earliest offset whose timestamp is at or after the given one (null if none). */
+  /**
+   * For each partition, the earliest offset whose timestamp is at or after the given one (null if none). Retriable
+   * failures are retried for at most `timeoutMs` (default.api.timeout.ms), then RequestTimeoutError.
+   */
   async offsetsForTimes(
     query: Array<TopicPartition & { timestamp: number }>,
+    timeoutMs = this.o.defaultApiTimeoutMs,
   ): Promise<Array<OffsetAnswer | null>> {
-    const answers = await listOffsets(this.cluster, query, this.isolation(), { currentLeaderEpoch: true });
+    const answers = await this.listOffsetsWithin(query, timeoutMs);
     return answers.map((a) => (a.offset < 0 ? null : a));
   }
 
-  /** Each partition's log start offset, without moving the position. */
-  async beginningOffsets(tps: TopicPartition[]): Promise<OffsetAnswer[]> {
-    return listOffsets(
-      this.cluster,
+  /** Each partition's log start offset, without moving the position; within `timeoutMs` as offsetsForTimes. */
+  async beginningOffsets(
+    tps: TopicPartition[],
+    timeoutMs = this.o.defaultApiTimeoutMs,
+  ): Promise<OffsetAnswer[]> {
+    return this.listOffsetsWithin(
       tps.map((tp) => ({ ...tp, timestamp: EARLIEST_TIMESTAMP })),
-      this.isolation(),
-      { currentLeaderEpoch: true },
+      timeoutMs,
     );
   }
 
-  /** The end offsets: the high watermark, or the last stable offset under read_committed. */
-  async endOffsets(tps: TopicPartition[]): Promise<OffsetAnswer[]> {
-    return listOffsets(
-      this.cluster,
+  /**
+   * The end offsets: the high watermark, or the last stable offset under read_committed; within `timeoutMs` as
+   * offsetsForTimes.
+   */
+  async endOffsets(tps: TopicPartition[], timeoutMs = this.o.defaultApiTimeoutMs): Promise<OffsetAnswer[]> {
+    return this.listOffsetsWithin(
       tps.map((tp) => ({ ...tp, timestamp: LATEST_TIMESTAMP })),
-      this.isolation(),
-      { currentLeaderEpoch: true },
+      timeoutMs,
     );
+  }
+
+  /**
+   * ListOffsets as Kafka's OffsetFetcher.fetchOffsetsByTimes: retried while retriable until `timeoutMs` has passed,
+   * then a RequestTimeoutError with Kafka's message, the last failure as its cause.
+   */
+  private async listOffsetsWithin(
+    queries: Array<TopicPartition & { timestamp: number }>,
+    timeoutMs: number,
+  ): Promise<OffsetAnswer[]> {
+    const started = Date.now();
+    const deadlineMs = started + timeoutMs;
+    return listOffsets(this.cluster, queries, this.isolation(), {
+      currentLeaderEpoch: true,
+      deadlineMs,
+    }).catch((err: unknown) => {
+      if (!(err instanceof CallTimeoutError)) throw err;
+      throw new RequestTimeoutError(`Failed to get offsets by times in ${Date.now() - started}ms`, {
+        cause: err.cause,
+      });
+    });
   }
 
   /** Stops fetching these partitions without giving them up, so the group does not rebalance (back-pressure). */
@@ -907,7 +941,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const fromCommitted = missing.filter((s) => !s.awaitingReset);
     if (this.groupId !== undefined && fromCommitted.length > 0) {
       const epochs = fromCommitted.map((s) => s.epoch);
-      const committed = await this.committedOffsets(fromCommitted);
+      const committed = await this.committedOffsets(fromCommitted, Date.now() + this.o.defaultApiTimeoutMs);
       for (const [i, s] of fromCommitted.entries()) {
         const c = committed.get(tpKey(s.topic, s.partition));
         // A seek, or a seekToBeginning()/seekToEnd() asked for while the offsets were fetched, decides instead.
@@ -1566,8 +1600,11 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * The group's committed offsets for these partitions, keyed by tpKey(topic, partition): the offset, or null for a
    * partition the group has no offset for (the key is there), as the values of Kafka's committed(partitions) map.
    */
-  async committed(tps: TopicPartition[]): Promise<Map<string, number | null>> {
-    const committed = await this.committedOffsets(tps);
+  async committed(
+    tps: TopicPartition[],
+    timeoutMs = this.o.defaultApiTimeoutMs,
+  ): Promise<Map<string, number | null>> {
+    const committed = await this.committedOffsetsWithin(tps, timeoutMs);
     return new Map([...committed].map(([k, c]) => [k, c.offset < 0 ? null : c.offset]));
   }
 
@@ -1577,68 +1614,98 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    */
   async committedWithMetadata(
     tps: TopicPartition[],
+    timeoutMs = this.o.defaultApiTimeoutMs,
   ): Promise<Map<string, CommittedOffsetAndMetadata | null>> {
-    const committed = await this.committedOffsets(tps);
+    const committed = await this.committedOffsetsWithin(tps, timeoutMs);
     return new Map([...committed].map(([k, c]) => [k, c.offset < 0 ? null : { ...c }]));
   }
 
-  /** The committed offsets of the group for these partitions, with their leader epochs. */
-  private async committedOffsets(tps: TopicPartition[]): Promise<Map<string, CommittedOffset>> {
-    return this.cluster.withRetry(async () => {
-      const coordinator = await this.coordinator();
-      const topics = new Map<string, number[]>();
-      for (const tp of tps) {
-        let t = topics.get(tp.topic);
-        if (t === undefined) topics.set(tp.topic, (t = []));
-        t.push(tp.partition);
-      }
-      const named = [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
-      const member = await this.offsetFetchMember(coordinator).catch((err: unknown) => {
-        this.coordinatorId = -1;
-        throw err;
-      });
-      const res = await this.cluster
-        .send<OffsetFetchResponse>(
-          coordinator,
-          ApiKey.OFFSET_FETCH,
-          {
-            groupId: this.groupId!,
-            topics: named,
-            groups:
-              member === null
-                ? []
-                : [
-                    {
-                      groupId: this.groupId!,
-                      memberId: member.memberId,
-                      memberEpoch: member.epoch,
-                      topics: named,
-                    },
-                  ],
-            requireStable: true,
-          },
-          member === null ? undefined : { version: OFFSET_FETCH_MEMBER_VERSION },
-        )
-        .catch((err: unknown) => {
+  /**
+   * committedOffsets for committed(): at most `timeoutMs` (default.api.timeout.ms), then RequestTimeoutError with
+   * Kafka's message (ClassicKafkaConsumer.committed), the last failure as its cause.
+   */
+  private async committedOffsetsWithin(
+    tps: TopicPartition[],
+    timeoutMs: number,
+  ): Promise<Map<string, CommittedOffset>> {
+    return this.committedOffsets(tps, Date.now() + timeoutMs).catch((err: unknown) => {
+      if (!(err instanceof CallTimeoutError)) throw err;
+      throw new RequestTimeoutError(
+        `Timeout of ${timeoutMs}ms expired before the last committed offset for partitions ` +
+          `[${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}] could be determined. Try tuning ` +
+          'default.api.timeout.ms larger to relax the threshold.',
+        { cause: err.cause },
+      );
+    });
+  }
+
+  /**
+   * The committed offsets of the group for these partitions, with their leader epochs; retriable failures are
+   * retried until `deadlineMs` (CallTimeoutError then).
+   */
+  private async committedOffsets(
+    tps: TopicPartition[],
+    deadlineMs: number,
+  ): Promise<Map<string, CommittedOffset>> {
+    return this.cluster.withRetry(
+      async () => {
+        const coordinator = await this.coordinator();
+        const topics = new Map<string, number[]>();
+        for (const tp of tps) {
+          let t = topics.get(tp.topic);
+          if (t === undefined) topics.set(tp.topic, (t = []));
+          t.push(tp.partition);
+        }
+        const named = [...topics].map(([name, partitionIndexes]) => ({ name, partitionIndexes }));
+        const member = await this.offsetFetchMember(coordinator).catch((err: unknown) => {
           this.coordinatorId = -1;
           throw err;
         });
-      // v8+ answers per group: this request asked for one.
-      const answer = member === null ? res : (res.groups[0] ?? { errorCode: 0, topics: [] });
-      this.checkCoordinatorError(answer.errorCode);
-      const out = new Map<string, CommittedOffset>();
-      for (const t of answer.topics) {
-        for (const p of t.partitions) {
-          this.checkCoordinatorError(p.errorCode);
-          out.set(tpKey(t.name, p.partitionIndex), {
-            offset: Number(p.committedOffset),
-            leaderEpoch: epochOrNone(p.committedLeaderEpoch),
-            metadata: p.metadata ?? '',
+        const res = await this.cluster
+          .send<OffsetFetchResponse>(
+            coordinator,
+            ApiKey.OFFSET_FETCH,
+            {
+              groupId: this.groupId!,
+              topics: named,
+              groups:
+                member === null
+                  ? []
+                  : [
+                      {
+                        groupId: this.groupId!,
+                        memberId: member.memberId,
+                        memberEpoch: member.epoch,
+                        topics: named,
+                      },
+                    ],
+              requireStable: true,
+            },
+            member === null ? undefined : { version: OFFSET_FETCH_MEMBER_VERSION },
+          )
+          .catch((err: unknown) => {
+            this.coordinatorId = -1;
+            throw err;
           });
+        // v8+ answers per group: this request asked for one.
+        const answer = member === null ? res : (res.groups[0] ?? { errorCode: 0, topics: [] });
+        this.checkCoordinatorError(answer.errorCode);
+        const out = new Map<string, CommittedOffset>();
+        for (const t of answer.topics) {
+          for (const p of t.partitions) {
+            this.checkCoordinatorError(p.errorCode);
+            out.set(tpKey(t.name, p.partitionIndex), {
+              offset: Number(p.committedOffset),
+              leaderEpoch: epochOrNone(p.committedLeaderEpoch),
+              metadata: p.metadata ?? '',
+            });
+          }
         }
-      }
-      return out;
-    }, 20);
+        return out;
+      },
+      Number.POSITIVE_INFINITY,
+      deadlineMs,
+    );
   }
 
   /**
@@ -1679,13 +1746,24 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   /**
    * Commits offsets (the next offset to read, as Kafka defines it), each with the leader epoch of the record
    * before it when given (Kafka's OffsetAndMetadata), which the group keeps so that a consumer resuming there can
-   * tell whether the log was truncated. Without an argument, commits the position of every assigned partition
-   * with the epoch of the last record consumed there.
+   * tell whether the log was truncated. Without offsets, commits the position of every assigned partition with the
+   * epoch of the last record consumed there. As Kafka's commitSync, retriable failures are retried for at most
+   * `timeoutMs` (default.api.timeout.ms), then RequestTimeoutError.
    */
-  async commit(offsets?: OffsetToCommit[]): Promise<void> {
+  async commit(offsets?: OffsetToCommit[], timeoutMs = this.o.defaultApiTimeoutMs): Promise<void> {
     this.checkOpen();
-    if (offsets === undefined) return this.commitPositions(this.assignment());
-    await this.commitOffsets(offsets);
+    const how = { retries: Number.POSITIVE_INFINITY, deadlineMs: Date.now() + timeoutMs };
+    const committing =
+      offsets === undefined ? this.commitPositions(this.assignment(), how) : this.commitOffsets(offsets, how);
+    await committing.catch((err: unknown) => {
+      if (!(err instanceof CallTimeoutError)) throw err;
+      throw new RequestTimeoutError(
+        `Timeout of ${timeoutMs}ms expired before successfully committing offsets`,
+        {
+          cause: err.cause,
+        },
+      );
+    });
   }
 
   /**

@@ -150,6 +150,21 @@ export function resolveClientOptions(o: ClientOptions): ResolvedClientOptions {
   };
 }
 
+/**
+ * default.api.timeout.ms as Kafka's ConsumerConfig and AdminClientConfig define it (an INT, at least 0): the value,
+ * or a ConfigError with Kafka's ConfigException text.
+ */
+export function checkDefaultApiTimeoutMs(value: unknown): number {
+  const key = 'default.api.timeout.ms';
+  if (typeof value !== 'number' || !Number.isInteger(value) || value > 2 ** 31 - 1 || value < -(2 ** 31))
+    throw new ConfigError(
+      `Invalid value ${String(value)} for configuration ${key}: Not a number of type INT`,
+    );
+  if (value < 0)
+    throw new ConfigError(`Invalid value ${value} for configuration ${key}: Value must be at least 0`);
+  return value;
+}
+
 /** Splits "host:port" (and "[v6]:port"). */
 export function parseHostPort(s: string): { host: string; port: number } {
   const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(s.trim());

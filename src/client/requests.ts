@@ -67,6 +67,11 @@ export interface ListOffsetsOptions {
    * OffsetFetcher), so a stale leader refuses the request; Kafka's admin client sends -1 (the default here).
    */
   readonly currentLeaderEpoch?: boolean;
+  /**
+   * Retry retriable failures until this time (epoch ms), then fail with CallTimeoutError, as the consumer's calls
+   * bounded by default.api.timeout.ms; without it, `retries` times.
+   */
+  readonly deadlineMs?: number;
 }
 
 /**
@@ -133,78 +138,83 @@ async function listOffsetsRound(
   options: ListOffsetsOptions,
 ): Promise<void> {
   let pending = indexes;
-  await cluster.withRetry(async () => {
-    for (const i of pending) await cluster.topic(queries[i]!.topic);
-    const byLeader = new Map<number, number[]>();
-    for (const i of pending) {
-      const q = queries[i]!;
-      const leader = cluster.leaderOf(q.topic, q.partition);
-      if (leader < 0) {
-        const t = cluster.snapshot.topics.get(q.topic);
-        if (t !== undefined && q.partition >= t.partitions.length) {
-          throw new KafkaProtocolError(3, `partition ${q.topic}-${q.partition} does not exist`);
-        }
-        throw new KafkaProtocolError(5, `no leader for ${q.topic}-${q.partition}`);
-      }
-      let list = byLeader.get(leader);
-      if (list === undefined) byLeader.set(leader, (list = []));
-      list.push(i);
-    }
-    const failed: number[] = [];
-    let failure: Error | null = null;
-    await Promise.all(
-      [...byLeader].map(async ([leader, list]) => {
-        const topics = new Map<string, number[]>();
-        for (const i of list) {
-          let t = topics.get(queries[i]!.topic);
-          if (t === undefined) topics.set(queries[i]!.topic, (t = []));
-          t.push(i);
-        }
-        const res = await cluster.send<ListOffsetsResponse>(leader, ApiKey.LIST_OFFSETS, {
-          replicaId: -1,
-          isolationLevel,
-          timeoutMs: cluster.options.requestTimeoutMs,
-          topics: [...topics].map(([name, is]) => ({
-            name,
-            partitions: is.map((i) => ({
-              partitionIndex: queries[i]!.partition,
-              currentLeaderEpoch: options.currentLeaderEpoch
-                ? cluster.leaderEpochOf(queries[i]!.topic, queries[i]!.partition)
-                : -1,
-              timestamp: BigInt(queries[i]!.timestamp),
-              maxNumOffsets: 1,
-            })),
-          })),
-        });
-        for (const t of res.topics) {
-          for (const p of t.partitions) {
-            const i = list.find(
-              (x) => queries[x]!.topic === t.name && queries[x]!.partition === p.partitionIndex,
-            );
-            if (i === undefined) continue;
-            if (p.errorCode !== 0) {
-              const err = new KafkaProtocolError(p.errorCode, `ListOffsets ${t.name}-${p.partitionIndex}`);
-              if (!err.retriable) throw err;
-              failed.push(i);
-              failure = err;
-              continue;
-            }
-            // ListOffsets v0 answers with a list of old-style offsets instead of one offset.
-            const offset = p.oldStyleOffsets.length > 0 ? p.oldStyleOffsets[0]! : p.offset;
-            answers[i] = {
-              topic: t.name,
-              partition: p.partitionIndex,
-              offset: Number(offset),
-              timestamp: Number(p.timestamp),
-              leaderEpoch: p.leaderEpoch,
-            };
+  const retries = options.deadlineMs === undefined ? undefined : Number.POSITIVE_INFINITY;
+  await cluster.withRetry(
+    async () => {
+      for (const i of pending) await cluster.topic(queries[i]!.topic);
+      const byLeader = new Map<number, number[]>();
+      for (const i of pending) {
+        const q = queries[i]!;
+        const leader = cluster.leaderOf(q.topic, q.partition);
+        if (leader < 0) {
+          const t = cluster.snapshot.topics.get(q.topic);
+          if (t !== undefined && q.partition >= t.partitions.length) {
+            throw new KafkaProtocolError(3, `partition ${q.topic}-${q.partition} does not exist`);
           }
+          throw new KafkaProtocolError(5, `no leader for ${q.topic}-${q.partition}`);
         }
-      }),
-    );
-    pending = failed;
-    if (failure !== null) throw failure;
-  });
+        let list = byLeader.get(leader);
+        if (list === undefined) byLeader.set(leader, (list = []));
+        list.push(i);
+      }
+      const failed: number[] = [];
+      let failure: Error | null = null;
+      await Promise.all(
+        [...byLeader].map(async ([leader, list]) => {
+          const topics = new Map<string, number[]>();
+          for (const i of list) {
+            let t = topics.get(queries[i]!.topic);
+            if (t === undefined) topics.set(queries[i]!.topic, (t = []));
+            t.push(i);
+          }
+          const res = await cluster.send<ListOffsetsResponse>(leader, ApiKey.LIST_OFFSETS, {
+            replicaId: -1,
+            isolationLevel,
+            timeoutMs: cluster.options.requestTimeoutMs,
+            topics: [...topics].map(([name, is]) => ({
+              name,
+              partitions: is.map((i) => ({
+                partitionIndex: queries[i]!.partition,
+                currentLeaderEpoch: options.currentLeaderEpoch
+                  ? cluster.leaderEpochOf(queries[i]!.topic, queries[i]!.partition)
+                  : -1,
+                timestamp: BigInt(queries[i]!.timestamp),
+                maxNumOffsets: 1,
+              })),
+            })),
+          });
+          for (const t of res.topics) {
+            for (const p of t.partitions) {
+              const i = list.find(
+                (x) => queries[x]!.topic === t.name && queries[x]!.partition === p.partitionIndex,
+              );
+              if (i === undefined) continue;
+              if (p.errorCode !== 0) {
+                const err = new KafkaProtocolError(p.errorCode, `ListOffsets ${t.name}-${p.partitionIndex}`);
+                if (!err.retriable) throw err;
+                failed.push(i);
+                failure = err;
+                continue;
+              }
+              // ListOffsets v0 answers with a list of old-style offsets instead of one offset.
+              const offset = p.oldStyleOffsets.length > 0 ? p.oldStyleOffsets[0]! : p.offset;
+              answers[i] = {
+                topic: t.name,
+                partition: p.partitionIndex,
+                offset: Number(offset),
+                timestamp: Number(p.timestamp),
+                leaderEpoch: p.leaderEpoch,
+              };
+            }
+          }
+        }),
+      );
+      pending = failed;
+      if (failure !== null) throw failure;
+    },
+    retries,
+    options.deadlineMs,
+  );
 }
 
 export const CoordinatorType = { GROUP: 0, TRANSACTION: 1 } as const;
