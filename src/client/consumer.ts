@@ -253,6 +253,8 @@ const REBALANCE_WAIT_SLICE_MS = 100;
 const DEFAULT_API_TIMEOUT_MS = 60_000;
 /** Kafka's close() timeout (DEFAULT_CLOSE_TIMEOUT_MS): close() without timeoutMs takes at most this long. */
 const CLOSE_TIMEOUT_MS = 30_000;
+/** How often the committed-offset lookup of a position resolution (started by poll() or position()) retries. */
+const COMMITTED_LOOKUP_RETRIES = 20;
 /** OffsetFetch v9 names the KIP-848 member and its epoch (the one group per request kept from v8). */
 const OFFSET_FETCH_MEMBER_VERSION = 9;
 
@@ -941,7 +943,9 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const fromCommitted = missing.filter((s) => !s.awaitingReset);
     if (this.groupId !== undefined && fromCommitted.length > 0) {
       const epochs = fromCommitted.map((s) => s.epoch);
-      const committed = await this.committedOffsets(fromCommitted, Date.now() + this.o.defaultApiTimeoutMs);
+      // Bounded by retries, not by default.api.timeout.ms: this lookup outlives the poll that started it, and Kafka's
+      // poll takes up a pending one again rather than fail for a timeout of its own.
+      const committed = await this.committedOffsets(fromCommitted, COMMITTED_LOOKUP_RETRIES);
       for (const [i, s] of fromCommitted.entries()) {
         const c = committed.get(tpKey(s.topic, s.partition));
         // A seek, or a seekToBeginning()/seekToEnd() asked for while the offsets were fetched, decides instead.
@@ -1628,24 +1632,27 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     tps: TopicPartition[],
     timeoutMs: number,
   ): Promise<Map<string, CommittedOffset>> {
-    return this.committedOffsets(tps, Date.now() + timeoutMs).catch((err: unknown) => {
-      if (!(err instanceof CallTimeoutError)) throw err;
-      throw new RequestTimeoutError(
-        `Timeout of ${timeoutMs}ms expired before the last committed offset for partitions ` +
-          `[${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}] could be determined. Try tuning ` +
-          'default.api.timeout.ms larger to relax the threshold.',
-        { cause: err.cause },
-      );
-    });
+    return this.committedOffsets(tps, Number.POSITIVE_INFINITY, Date.now() + timeoutMs).catch(
+      (err: unknown) => {
+        if (!(err instanceof CallTimeoutError)) throw err;
+        throw new RequestTimeoutError(
+          `Timeout of ${timeoutMs}ms expired before the last committed offset for partitions ` +
+            `[${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}] could be determined. Try tuning ` +
+            'default.api.timeout.ms larger to relax the threshold.',
+          { cause: err.cause },
+        );
+      },
+    );
   }
 
   /**
    * The committed offsets of the group for these partitions, with their leader epochs; retriable failures are
-   * retried until `deadlineMs` (CallTimeoutError then).
+   * retried `retries` times and until `deadlineMs` (CallTimeoutError then).
    */
   private async committedOffsets(
     tps: TopicPartition[],
-    deadlineMs: number,
+    retries: number,
+    deadlineMs = Number.POSITIVE_INFINITY,
   ): Promise<Map<string, CommittedOffset>> {
     return this.cluster.withRetry(
       async () => {
@@ -1703,7 +1710,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         }
         return out;
       },
-      Number.POSITIVE_INFINITY,
+      retries,
       deadlineMs,
     );
   }

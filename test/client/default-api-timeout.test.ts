@@ -10,6 +10,7 @@ import { Admin } from '../../src/client/admin.js';
 import { clientOptionsFromLayers } from '../../src/client/client-properties.js';
 import { Consumer, type ConsumerOptions } from '../../src/client/consumer.js';
 import { ConfigError, RequestTimeoutError } from '../../src/client/errors.js';
+import { Producer } from '../../src/client/producer.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
 import { sleep } from '../helpers/wait.js';
@@ -31,6 +32,12 @@ describe('default.api.timeout.ms bounds the consumer calls given no timeout', ()
       await admin.createTopics([{ topic: TOPIC, numPartitions: 1, replicationFactor: 1 }]);
     } finally {
       await admin.close();
+    }
+    const producer = new Producer({ bootstrapServers });
+    try {
+      await producer.send({ ...TP, value: Buffer.from('v0') });
+    } finally {
+      await producer.close();
     }
   });
   after(async () => {
@@ -94,6 +101,25 @@ describe('default.api.timeout.ms bounds the consumer calls given no timeout', ()
     await timesOut(ApiKey.OFFSET_FETCH, 'committed', (c) => c.committed([TP]));
     await timesOut(ApiKey.OFFSET_FETCH, 'committedWithMetadata', (c) => c.committedWithMetadata([TP]));
     await timesOut(ApiKey.OFFSET_COMMIT, 'commit', (c) => c.commit([{ ...TP, offset: 0 }]));
+  });
+
+  it('0 does not bound poll(): its position lookup runs on, as Kafka’s', async () => {
+    const consumer = new Consumer({
+      bootstrapServers,
+      groupId: 'default-api-timeout-zero',
+      autoOffsetReset: 'earliest',
+      enableAutoCommit: false,
+      defaultApiTimeoutMs: 0,
+    } as ConsumerOptions);
+    try {
+      consumer.assign([TP]);
+      const offsets: number[] = [];
+      for (const deadline = Date.now() + 10_000; offsets.length === 0 && Date.now() < deadline; )
+        for (const r of await consumer.poll(200)) offsets.push(r.offset);
+      assert.deepEqual(offsets, [0]);
+    } finally {
+      await consumer.close();
+    }
   });
 
   it('is an INT of at least 0, and Kafka properties set it', () => {
