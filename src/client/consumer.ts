@@ -40,7 +40,7 @@ import { ZERO_UUID } from '../protocol/messages/codec-support.js';
 import type { RecordHeader } from '../protocol/records/record.js';
 import { ApiKey } from '../protocol/registry.js';
 import type { AssignorName, ConsumerPartitionAssignor } from './assignors.js';
-import { Cluster, sleep } from './cluster.js';
+import { Cluster, type PartitionInfo, sleep } from './cluster.js';
 import {
   CallTimeoutError,
   ClientStateError,
@@ -81,6 +81,7 @@ import {
   tpKey,
 } from './requests.js';
 import { bytesSerde, type Deserializer } from './serdes.js';
+import { topicPartitions } from './topic-metadata.js';
 import type { ConsumerGroupMetadata } from './transactions.js';
 
 /**
@@ -839,6 +840,25 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
         cause: err.cause,
       });
     });
+  }
+
+  /**
+   * The partitions of `topic` (Kafka's partitionsFor): from the cached metadata when it has them, else asked of the
+   * cluster for at most `timeoutMs` (default.api.timeout.ms); empty for a topic the cluster does not have.
+   */
+  async partitionsFor(topic: string, timeoutMs = this.o.defaultApiTimeoutMs): Promise<PartitionInfo[]> {
+    this.checkOpen();
+    const cached = this.cluster.snapshot.topics.get(topic);
+    if (cached !== undefined && cached.errorCode === 0 && cached.partitions.length > 0)
+      return cached.partitions;
+    const found = await topicPartitions(this.cluster, [topic], Date.now() + timeoutMs);
+    return found.get(topic) ?? [];
+  }
+
+  /** Every topic of the cluster with its partitions (Kafka's listTopics), asked within `timeoutMs`. */
+  async listTopics(timeoutMs = this.o.defaultApiTimeoutMs): Promise<Map<string, PartitionInfo[]>> {
+    this.checkOpen();
+    return topicPartitions(this.cluster, null, Date.now() + timeoutMs);
   }
 
   /** Stops fetching these partitions without giving them up, so the group does not rebalance (back-pressure). */

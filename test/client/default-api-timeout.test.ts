@@ -1,8 +1,9 @@
 // default.api.timeout.ms (ConsumerConfig, an INT of at least 0, default 60000): Kafka's consumer bounds every call
 // given no timeout of its own by it (ClassicKafkaConsumer: position, committed, beginningOffsets, endOffsets,
-// offsetsForTimes, commitSync), retrying retriable failures until then and throwing a TimeoutException after. Here
-// the in-process broker leaves the consumer's ListOffsets, OffsetFetch and OffsetCommit unanswered, and each call
-// must fail with a RequestTimeoutError about when the configured timeout has passed.
+// offsetsForTimes, commitSync, partitionsFor, listTopics), retrying retriable failures until then and throwing a
+// TimeoutException after. Here the in-process broker leaves the consumer's ListOffsets, OffsetFetch, OffsetCommit
+// and Metadata unanswered, and each call must fail with a RequestTimeoutError about when the configured timeout has
+// passed.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -101,6 +102,26 @@ describe('default.api.timeout.ms bounds the consumer calls given no timeout', ()
     await timesOut(ApiKey.OFFSET_FETCH, 'committed', (c) => c.committed([TP]));
     await timesOut(ApiKey.OFFSET_FETCH, 'committedWithMetadata', (c) => c.committedWithMetadata([TP]));
     await timesOut(ApiKey.OFFSET_COMMIT, 'commit', (c) => c.commit([{ ...TP, offset: 0 }]));
+  });
+
+  it('partitionsFor and listTopics with Metadata unanswered', async () => {
+    await timesOut(ApiKey.METADATA, 'partitionsFor', (c) => c.partitionsFor(TOPIC));
+    await timesOut(ApiKey.METADATA, 'listTopics', (c) => c.listTopics());
+  });
+
+  it('partitionsFor and listTopics answer as Kafka’s: an unknown topic has no partitions', async () => {
+    const consumer = new Consumer({ bootstrapServers, allowAutoCreateTopics: false });
+    try {
+      assert.deepEqual(await consumer.partitionsFor('default-api-timeout-none'), []);
+      const [p0] = await consumer.partitionsFor(TOPIC);
+      assert.equal(p0?.partition, 0);
+      assert.equal(p0?.leader, broker.broker.brokerId);
+      const topics = await consumer.listTopics();
+      assert.equal(topics.get(TOPIC)?.length, 1);
+      assert.ok(!topics.has('default-api-timeout-none'));
+    } finally {
+      await consumer.close();
+    }
   });
 
   it('0 does not bound poll(): its position lookup runs on, as Kafka’s', async () => {
