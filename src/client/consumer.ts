@@ -123,7 +123,8 @@ export interface ConsumerOptions<K = Buffer | null, V = Buffer | null> extends C
   checkCrcs?: boolean;
   /**
    * default.api.timeout.ms (default 60000, an int of at least 0): how long a call given no timeout of its own waits
-   * (position, committed, beginningOffsets, endOffsets, offsetsForTimes, commit), retrying retriable failures.
+   * (position, committed, beginningOffsets, endOffsets, offsetsForTimes, commit, partitionsFor, listTopics),
+   * retrying retriable failures.
    */
   defaultApiTimeoutMs?: number;
   /** Incremental fetch sessions with each leader (KIP-227; default true). */
