@@ -382,6 +382,8 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   private fetchError: Error | null = null;
   /** Errors of position validation (truncation, a refused OffsetsForLeaderEpoch), which position() throws too. */
   private readonly validationErrors = new WeakSet<Error>();
+  /** Failures of a reset's ListOffsets (not of the committed-offset lookup), which a later call may be given. */
+  private readonly resetFailures = new WeakSet<Error>();
   private closed = false;
   private running = false;
   /** The KIP-848 member's interval auto-commit (the classic protocol's auto-commit is made in poll() instead). */
@@ -405,7 +407,7 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
   /** The position resolution in flight (resolveMissingPositions) and how many callers wait for it, or null. */
   private resolving: { done: Promise<void>; waiters: number } | null = null;
   /**
-   * A resolution's failure that no caller was waiting for when it came (it outlasted their timeouts): the next
+   * A reset's ListOffsets failure that no caller was waiting for when it came (it outlasted their timeouts): the next
    * poll() or position() that needs a position throws it, once, as Kafka's cachedResetPositionsException.
    */
   private unreportedResolutionError: Error | null = null;
@@ -908,9 +910,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
    * most, as Kafka's poll(timeout) and position(partition, timeout) bound their updateFetchPositions with their
    * timer. One resolution is in flight at a time, shared by poll() and position(); one outlasting its caller goes on
    * and the next call waits for it (a ListOffsets nobody answers holds no poll() past its timeout, so a loop of
-   * polls still sees a stop flag). Its failure goes to the callers that wait for it; one that comes when none waits
-   * any more is kept and thrown by the next call that needs a position (not retriable ones: as Kafka's
-   * OffsetFetcherUtils, a retriable failure only means the next call asks again). The next call starts again.
+   * polls still sees a stop flag). Its failure goes to the callers that wait for it; a reset's ListOffsets failure
+   * that comes when none waits any more is kept and thrown by the next call that needs a position (not retriable
+   * ones: as Kafka's OffsetFetcherUtils, a retriable failure only means the next call asks again). The next call
+   * starts again.
    */
   private async resolveMissingPositions(deadlineMs: number): Promise<void> {
     let resolving = this.resolving;
@@ -939,8 +942,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
     const resolving = { done: Promise.resolve(), waiters: 0 };
     resolving.done = this.resolvePositions(missing)
       .catch((err: Error) => {
-        // The callers still waiting get it from this promise; with none left it would be lost.
-        if (resolving.waiters === 0 && !isRetriableError(err) && !this.closed)
+        // The callers still waiting get it from this promise; with none left it would be lost. Only a reset's
+        // failure is kept, as Kafka's: its committed-offset lookup that failed is dropped when the next call asks for
+        // other partitions or in another generation (ConsumerCoordinator's pendingCommittedOffsetRequest).
+        if (resolving.waiters === 0 && this.resetFailures.has(err) && !isRetriableError(err) && !this.closed)
           this.unreportedResolutionError ??= err;
         throw err;
       })
@@ -993,7 +998,10 @@ export class Consumer<K = Buffer | null, V = Buffer | null> {
       })),
       this.isolation(),
       { currentLeaderEpoch: true },
-    );
+    ).catch((err: unknown) => {
+      if (err instanceof Error) this.resetFailures.add(err);
+      throw err;
+    });
     for (let i = 0; i < sent.length; i++) {
       const { s, epoch } = sent[i]!;
       // A seek or another reset since the request was sent decides the position instead.
