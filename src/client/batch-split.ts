@@ -107,5 +107,6 @@ function newPart(big: Batch, capacityBytes: number, pool: BufferPool | null): Ba
     lingerTimer: null,
     lingered: true,
     flushGeneration: big.flushGeneration,
+    abortedInFlight: false,
   };
 }

@@ -47,6 +47,12 @@ export interface Batch {
    * of the generations before it began.
    */
   flushGeneration: number;
+  /**
+   * Failed while in flight by a fatal error (Kafka's RecordAccumulator.abortBatches): its records have their
+   * outcome, and the answer its request still gets changes nothing; its buffer goes back to the pool then, once
+   * no socket holds its bytes.
+   */
+  abortedInFlight: boolean;
 }
 
 /** One partition's batches and sequence state. */

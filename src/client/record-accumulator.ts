@@ -196,6 +196,7 @@ export class RecordAccumulator {
       lingerTimer: null,
       lingered: false,
       flushGeneration: this.flushGeneration,
+      abortedInFlight: false,
     };
     this.countPending(batch.flushGeneration, 1);
     pq.open = batch;
@@ -287,15 +288,30 @@ export class RecordAccumulator {
 
   /** The batch has its outcome: no request holds its buffer any more, so it goes back to the pool. */
   deallocate(b: Batch): void {
+    this.settleAccounts(b);
+    this.releaseBuffer(b);
+  }
+
+  /**
+   * The batch has its outcome while a request may still hold its bytes (aborted in flight): its records stop
+   * counting against buffer.memory and for flush(), as Kafka's abortBatches deallocates at once; releaseBuffer
+   * follows once its request has settled.
+   */
+  settleAccounts(b: Batch): void {
     this.release(b.bytes);
+    b.bytes = 0;
     this.unsettled -= b.onSuccess.length;
     b.onSuccess = [];
     b.onFailure = [];
     b.timestamps = [];
-    b.built = null;
-    b.writer.release();
     if (this.unsettled === 0) this.hooks.onIdle();
     this.countPending(b.flushGeneration, -1);
+  }
+
+  /** No request holds the batch's bytes any more: its buffer goes back to the pool. */
+  releaseBuffer(b: Batch): void {
+    b.built = null;
+    b.writer.release();
   }
 
   /** `big` was split into `parts` (batch-split.ts), which carry its flush generation: they are pending instead. */

@@ -232,8 +232,13 @@ export class Sender {
       // Outside a transaction that may still commit, the batches never numbered fail (Kafka's
       // abortUndrainedBatches), with the error that broke the transaction or, for an abort asked for, as aborted.
       // Those numbered already (waiting for a retry) may have been written: they still go, so that their
-      // sequences are resolved and the abort needs no epoch bump; after a fatal error nothing goes.
+      // sequences are resolved and the abort needs no epoch bump; after a fatal error nothing goes, and the
+      // batches in flight fail too (abortFatally).
       const state = this.txn.state;
+      if (state === 'FATAL_ERROR') {
+        if (this.txn.lastError !== null) this.abortFatally(this.txn.lastError);
+        return;
+      }
       if (state !== 'IN_TRANSACTION' && state !== 'COMMITTING_TRANSACTION') {
         this.hooks.failUnsent(
           this.txn.lastError ?? new TransactionAbortedError('Failing batch since transaction was aborted'),
@@ -365,7 +370,10 @@ export class Sender {
       .then(
         (res) => this.onResponse(live, res),
         (err: Error) => {
-          for (const b of live) this.onBatchError(b, err, true);
+          for (const b of live) {
+            if (b.abortedInFlight) this.forgetAborted(b);
+            else this.onBatchError(b, err, true);
+          }
           this.wake();
         },
       );
@@ -373,6 +381,10 @@ export class Sender {
 
   private onResponse(batches: Batch[], res: ProduceResponse | undefined): void {
     for (const b of batches) {
+      if (b.abortedInFlight) {
+        this.forgetAborted(b);
+        continue;
+      }
       if (res === undefined) {
         this.succeed(b, -1, -1);
         continue;
@@ -514,6 +526,39 @@ export class Sender {
   private settle(b: Batch, err: Error): void {
     for (const f of b.onFailure) deliverFailure(f, err);
     this.accumulator.deallocate(b);
+  }
+
+  /**
+   * After a fatal error, every batch without an outcome fails with it, in flight or not, as Kafka's Sender does
+   * (maybeAbortBatches, RecordAccumulator.abortBatches: "whether they have been sent or not"): the records not
+   * sent through failUnsent, those in flight here. An in-flight batch keeps its place in its partition's
+   * in-flight set and its buffer until its request settles; the answer is then ignored (forgetAborted), as
+   * Kafka's ProducerBatch.done ignores a late answer to an aborted batch, a success included.
+   */
+  private abortFatally(err: Error): void {
+    this.hooks.failUnsent(err);
+    let aborted = 0;
+    for (const pq of this.accumulator.queueList) {
+      for (const b of pq.inFlight) {
+        if (b.abortedInFlight) continue;
+        b.abortedInFlight = true;
+        aborted += b.onFailure.length;
+        for (const f of b.onFailure) deliverFailure(f, err);
+        this.accumulator.settleAccounts(b);
+      }
+    }
+    if (aborted > 0) {
+      this.cluster.options.logger?.error('Aborting producer batches due to fatal error', {
+        records: aborted,
+        error: err.message,
+      });
+    }
+  }
+
+  /** The request of a batch aborted in flight settled: its answer changes nothing, its buffer is free again. */
+  private forgetAborted(b: Batch): void {
+    b.pq.inFlight.delete(b);
+    this.accumulator.releaseBuffer(b);
   }
 
   /**

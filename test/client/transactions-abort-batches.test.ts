@@ -7,7 +7,10 @@
 //   expired before it was ever sent too;
 // - a batch the broker refused while the commit is under way gives its sequences back and the partition's later
 //   batches, in flight or waiting, move down to fill them (adjustSequencesDueToFailedBatch): no epoch bump;
-// - the error reported for the transaction is the latest one (TransactionManager.lastError).
+// - the error reported for the transaction is the latest one (TransactionManager.lastError);
+// - after a fatal error every incomplete batch fails at once with it, those in flight too, and the answer that
+//   comes back later for one of them changes nothing (Sender.maybeAbortBatches, RecordAccumulator.abortBatches,
+//   ProducerBatch.done ignoring the late answer).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -257,5 +260,67 @@ describe('a transactional producer’s batches when the transaction cannot commi
       return true;
     });
     await producer.abortTransaction();
+  });
+  it('a fatal error fails the batches in flight at once with it; their late answers change nothing', async () => {
+    reset();
+    // Partition 1 is led by a "broker 1" at the same address: the client opens a connection of its own to it, so
+    // its answer does not wait behind partition 0's held one (a connection's answers come in order).
+    onMetadata = (response) => {
+      const self = response.brokers.find((b) => b.nodeId === 0)!;
+      if (!response.brokers.some((b) => b.nodeId === 1)) response.brokers.push({ ...self, nodeId: 1 });
+      for (const t of response.topics)
+        if (t.name === TOPIC) for (const p of t.partitions) if (p.partitionIndex === 1) p.leaderId = 1;
+    };
+    const producer = await transactionalProducer('fatal-in-flight');
+    // Partition 0's request is held; partition 1's, sent behind it, is answered PRODUCER_FENCED.
+    let release: ((answer: ProduceResponse) => void) | null = null;
+    let held: ProduceRequest | null = null;
+    let fence = false;
+    onProduce = (request) => {
+      const partitions = batchesOf(request).map((b) => b.partition);
+      if (held === null && partitions.includes(0)) {
+        held = request;
+        return new Promise<ProduceResponse>((resolve) => (release = resolve));
+      }
+      return fence ? produceAnswer(request, ErrorCode.PRODUCER_FENCED) : undefined;
+    };
+    producer.beginTransaction();
+    // Partition 1 joins the transaction first: AddPartitionsToTxn goes to the coordinator on broker 0's
+    // connection, which the held request is about to block.
+    await producer.send({ topic: TOPIC, partition: 1, value: Buffer.from('written') });
+    fence = true;
+    const inFlight = producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('in-flight') });
+    let inFlightOutcome: 'pending' | Error | 'written' = 'pending';
+    inFlight.then(
+      () => (inFlightOutcome = 'written'),
+      (e: Error) => (inFlightOutcome = e),
+    );
+    await until('the partition 0 batch held', () => held !== null);
+    const fencedRecord = producer.send({ topic: TOPIC, partition: 1, value: Buffer.from('fenced') });
+    await assert.rejects(
+      fencedRecord,
+      (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.PRODUCER_FENCED,
+    );
+    assert.equal(producer.transactionState, 'FATAL_ERROR');
+    await until(
+      'the in-flight record failed before its answer came',
+      () => inFlightOutcome !== 'pending',
+      2000,
+    );
+    const failed = inFlightOutcome as unknown as Error;
+    assert.ok(failed instanceof KafkaProtocolError, `failed with ${failed}`);
+    assert.equal(failed.code, ErrorCode.PRODUCER_FENCED, 'with the fatal error');
+    // flush() waits for no batch any more: each has its outcome.
+    await producer.flush();
+
+    // The broker's answer, a success, arrives after the abort: ignored.
+    release!(produceAnswer(held!, ErrorCode.NONE, 7n));
+    await new Promise((r) => setTimeout(r, 100));
+    assert.equal(inFlightOutcome, failed, 'the late success does not change the outcome');
+    assert.equal(producer.transactionState, 'FATAL_ERROR');
+    await assert.rejects(
+      producer.send({ topic: TOPIC, partition: 0, value: Buffer.from('after') }),
+      (e: Error) => e instanceof KafkaProtocolError && e.code === ErrorCode.PRODUCER_FENCED,
+    );
   });
 });
