@@ -3,7 +3,8 @@
 // appended; one to a partition it did not add is answered INVALID_TXN_STATE and not appended (before, it was
 // appended and opened a transaction no marker would end). With the key set to false on the cluster default
 // (dynamic), the same write is appended unverified; once a transaction is open in a partition, later batches there
-// need no verification. A batch under an epoch the coordinator has left is answered INVALID_PRODUCER_EPOCH.
+// need no verification. A batch under an epoch the coordinator has left is answered INVALID_PRODUCER_EPOCH, with no
+// error message, as Kafka's.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -130,6 +131,9 @@ describe('transaction.partition.verification.enable', () => {
     // AddPartitionsToTxnManager converts the verification's PRODUCER_FENCED for them.
     const stale = await produceTransactional(1, 0);
     assert.equal(stale.errorCode, ErrorCode.INVALID_PRODUCER_EPOCH);
+    // Kafka gives the converted error no message of its own (ReplicaManager's postVerificationCallback: no custom
+    // exception for it, so LogAppendResult.errorMessage is null).
+    assert.equal(stale.errorMessage, null);
     assert.equal(await logEnd(1), 0n, 'nothing appended');
   });
 });

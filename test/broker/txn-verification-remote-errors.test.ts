@@ -5,7 +5,8 @@
 //   versions INVALID_TXN_STATE ("Partition was not added to the transaction");
 // - CLUSTER_AUTHORIZATION_FAILED for the whole verification (the leader may not ask): INVALID_TXN_STATE, never the
 //   producer's own authorization error;
-// - NOT_COORDINATOR (the coordinator moved): NOT_ENOUGH_REPLICAS, which every producer retries.
+// - NOT_COORDINATOR (the coordinator moved): NOT_ENOUGH_REPLICAS, which every producer retries;
+// - PRODUCER_FENCED (the coordinator has left the batch's epoch): INVALID_PRODUCER_EPOCH, with no error message.
 // Two brokers in this process share a ZooKeeper; the coordinator's request interceptor answers the verification
 // where a case needs it. Nothing is appended for a refused partition.
 
@@ -84,7 +85,7 @@ describe('the leader converts a remote coordinator’s verification errors for t
       });
       coordinator = brokers[coordinatorId]!;
       const leaderId = 1 - coordinatorId;
-      const assignments = Object.fromEntries([0, 1, 2, 3, 4].map((p) => [p, [leaderId]]));
+      const assignments = Object.fromEntries([0, 1, 2, 3, 4, 5].map((p) => [p, [leaderId]]));
       await createTopic(wire, TOPIC, { assignments });
     } finally {
       wire.close();
@@ -238,5 +239,28 @@ describe('the leader converts a remote coordinator’s verification errors for t
     }
     // With the coordinator answering again, the partition (never added) is refused as not added.
     assert.equal((await produce(4, 11)).errorCode, ErrorCode.TRANSACTION_ABORTABLE);
+  });
+  it('a coordinator that has left the epoch (PRODUCER_FENCED): INVALID_PRODUCER_EPOCH with no message', async () => {
+    coordinator.interception.set(
+      onKey<AddPartitionsToTxnRequest>(ApiKey.ADD_PARTITIONS_TO_TXN, (request) =>
+        request.apiVersion >= 4
+          ? verificationAnswer(request.body, ErrorCode.PRODUCER_FENCED, false)
+          : undefined,
+      ),
+    );
+    try {
+      for (const version of [9, 11]) {
+        const refused = await produce(5, version);
+        // AddPartitionsToTxnManager converts it; ReplicaManager's postVerificationCallback gives it no message.
+        assert.deepEqual(
+          [refused.errorCode, refused.errorMessage],
+          [ErrorCode.INVALID_PRODUCER_EPOCH, null],
+          `Produce v${version}`,
+        );
+      }
+      assert.equal(await endOffset(5), 0n, 'nothing appended');
+    } finally {
+      coordinator.interception.clear();
+    }
   });
 });

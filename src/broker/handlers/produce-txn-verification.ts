@@ -21,7 +21,7 @@
 // - CLUSTER_AUTHORIZATION_FAILED for the whole request (this broker may not ask the coordinator) is not the
 //   producer's to see: INVALID_TXN_STATE, the verification did not complete;
 // - PRODUCER_FENCED (the coordinator has left the batch's epoch: it timed the transaction out, or a newer producer
-//   took the id) is INVALID_PRODUCER_EPOCH, which producers take as abortable (KIP-588);
+//   took the id) is INVALID_PRODUCER_EPOCH, which producers take as abortable (KIP-588), with no error message;
 // - coordinator trouble (loading, unavailable, moved, unreachable) and a transaction being ended
 //   (CONCURRENT_TRANSACTIONS) are NOT_ENOUGH_REPLICAS, which every producer retries without a metadata refresh.
 //
@@ -78,11 +78,8 @@ function produceError(errorCode: number, produceVersion: number): VerificationFa
     case ErrorCode.INVALID_TXN_STATE:
       return notAdded();
     case ErrorCode.PRODUCER_FENCED:
-      return {
-        errorCode: ErrorCode.INVALID_PRODUCER_EPOCH,
-        errorMessage:
-          'Producer attempted to produce with an old epoch (the transaction coordinator answered PRODUCER_FENCED)',
-      };
+      // With no message, as Kafka's: postVerificationCallback has no custom exception for it.
+      return { errorCode: ErrorCode.INVALID_PRODUCER_EPOCH, errorMessage: null };
     case ErrorCode.CONCURRENT_TRANSACTIONS:
     case ErrorCode.NETWORK_EXCEPTION:
     case ErrorCode.COORDINATOR_LOAD_IN_PROGRESS:
