@@ -2,7 +2,9 @@
 // written to the group's __consumer_offsets partition as a transactional batch of the producer and stay pending
 // until the transaction's marker reaches that partition (see GroupCoordinator.commitTransactionalOffsets).
 // Partitions of unknown topics or partitions are answered UNKNOWN_TOPIC_OR_PARTITION and not written
-// (offset-commit-topics.ts).
+// (offset-commit-topics.ts). With transaction.partition.verification.enable (KIP-890 part 1, as Kafka 3.9), the
+// group's partition must be in the producer's ongoing transaction first (AddOffsetsToTxn): otherwise nothing is
+// written, INVALID_TXN_STATE (TRANSACTION_ABORTABLE from v4, which only adds that error).
 
 import { toOffset } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
@@ -13,12 +15,17 @@ import type {
 import { ApiKey } from '../../protocol/registry.js';
 import { defineHandler } from '../api-handler.js';
 import { AclOperation, authorizeGroup, authorizeTransactionalId } from '../authorization.js';
+import { OFFSETS_TOPIC } from './10-find-coordinator.js';
 import { commitKnownPartitions, commitReadableTopics, failAll } from './offset-commit-topics.js';
+import { verifyTxnOffsetCommit } from './produce-txn-verification.js';
+
+/** The first TxnOffsetCommit version whose producers handle TRANSACTION_ABORTABLE (KIP-890; Kafka's genericError). */
+const TRANSACTION_ABORTABLE_TXN_OFFSET_COMMIT_VERSION = 4;
 
 export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnOffsetCommitResponse>({
   apiKey: ApiKey.TXN_OFFSET_COMMIT,
   minVersion: 0,
-  maxVersion: 3,
+  maxVersion: 4,
   async handle(context, request) {
     const version = context.apiVersion;
     const { groupCoordinator, metadata } = context.services;
@@ -52,6 +59,15 @@ export const txnOffsetCommitHandler = defineHandler<TxnOffsetCommitRequest, TxnO
           memberId: version >= 3 ? request.memberId : '',
           groupInstanceId: version >= 3 ? request.groupInstanceId : null,
           topics: known,
+          verify: (offsetsPartition) =>
+            verifyTxnOffsetCommit(
+              context.services,
+              request.transactionalId,
+              { producerId: Number(request.producerId), producerEpoch: request.producerEpoch },
+              OFFSETS_TOPIC,
+              offsetsPartition,
+              version >= TRANSACTION_ABORTABLE_TXN_OFFSET_COMMIT_VERSION,
+            ),
         }),
       ),
     );

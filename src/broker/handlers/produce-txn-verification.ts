@@ -25,6 +25,9 @@
 // - coordinator trouble (loading, unavailable, moved, unreachable) and a transaction being ended
 //   (CONCURRENT_TRANSACTIONS) are NOT_ENOUGH_REPLICAS, which every producer retries without a metadata refresh.
 //
+// TxnOffsetCommit is verified the same way for the group's __consumer_offsets partition (verifyTxnOffsetCommit),
+// with a guard always, since the group coordinator appends after its own checks.
+//
 // Ownership: one connection per coordinator broker, made on first use and kept for the broker's life; closed by
 // closeTxnVerification() when the broker stops.
 
@@ -256,4 +259,64 @@ export function verifyTransactionalProduce(
     failures: failuresOf(toVerify, remote, produceVersion),
     guards,
   }));
+}
+
+/** The outcome of a TxnOffsetCommit's verification: an error to answer, or the guard its append must still find. */
+export interface OffsetCommitVerification {
+  readonly errorCode: number;
+  readonly guard: VerificationGuard | null;
+}
+
+/**
+ * KIP-890 verification of a TxnOffsetCommit (Kafka 3.9's GroupCoordinator.handleTxnCommitOffsets, through
+ * ReplicaManager.maybeStartTransactionVerificationForPartition): before the coordinator appends the offsets to the
+ * group's __consumer_offsets partition `offsetsPartition`, the transaction coordinator must have that partition in
+ * the producer's ongoing transaction (AddOffsetsToTxn put it there). Skipped when the key is off or the producer
+ * has a transaction open in the partition already. The partition's producer state takes a guard first, so that a
+ * marker written while the coordinator answers refuses the append. The answer's error is converted as Kafka's
+ * AddPartitionsToTxnManager does for the version (`genericErrors`: TxnOffsetCommit v4+, which knows
+ * TRANSACTION_ABORTABLE); the group coordinator then converts it for offset commits (offsetCommitError).
+ */
+export function verifyTxnOffsetCommit(
+  services: BrokerServices,
+  transactionalId: string,
+  producer: { producerId: number; producerEpoch: number },
+  offsetsTopic: string,
+  offsetsPartition: number,
+  genericErrors: boolean,
+): OffsetCommitVerification | Promise<OffsetCommitVerification> {
+  if (!verificationEnabled(services)) return { errorCode: ErrorCode.NONE, guard: null };
+  const partition = services.replicas.get(offsetsTopic, offsetsPartition);
+  if (partition === undefined || !partition.isLeader) {
+    return { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, guard: null };
+  }
+  const producerId = producer.producerId as ProducerId;
+  const open = partition.log.producerState.producer(producerId);
+  if (open !== undefined && open.currentTxnFirstOffset >= 0)
+    return { errorCode: ErrorCode.NONE, guard: null };
+  const guard: VerificationGuard = {
+    producerId,
+    guard: partition.log.producerState.startVerification(producerId),
+  };
+  const toVerify = [{ topic: offsetsTopic, partition: offsetsPartition }];
+  const key = tpKey(offsetsTopic, offsetsPartition);
+  const outcome = (answers: ReadonlyMap<string, number>): OffsetCommitVerification => ({
+    errorCode: coordinatorAnswerForCommit(answers.get(key) ?? ErrorCode.NONE, genericErrors),
+    guard,
+  });
+  const local = services.transactionCoordinator.verifyPartitions(
+    transactionalId,
+    producer.producerId,
+    producer.producerEpoch,
+    toVerify,
+  );
+  if (local.get(key) !== ErrorCode.NOT_COORDINATOR) return outcome(local);
+  return verifyRemotely(services, transactionalId, producer, toVerify).then(outcome);
+}
+
+/** Kafka's AddPartitionsToTxnManager conversions of a verification answer, for a TxnOffsetCommit. */
+function coordinatorAnswerForCommit(errorCode: number, genericErrors: boolean): number {
+  if (errorCode === ErrorCode.PRODUCER_FENCED) return ErrorCode.INVALID_PRODUCER_EPOCH;
+  if (errorCode === ErrorCode.TRANSACTION_ABORTABLE && !genericErrors) return ErrorCode.INVALID_TXN_STATE;
+  return errorCode;
 }

@@ -18,6 +18,7 @@
 // the timer and the watch. One delayed operation covers all the partitions of one request, so a produce request
 // adds no promise or timer per partition.
 
+import type { ProducerId } from '../../common/ids.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { DelayedOperation, Purgatory } from '../purgatory.js';
 import type { Partition } from './partition.js';
@@ -157,10 +158,22 @@ export function internalTopicAppender(
   records: Buffer,
   timeoutMs: number,
   onAppended?: (baseOffset: number) => void,
+  verificationGuard?: { readonly producerId: number; readonly guard: object },
 ) => Promise<number> {
-  return (index, records, timeoutMs, onAppended) => {
+  return (index, records, timeoutMs, onAppended, verificationGuard) => {
     const partition = deps.replicas.get(topic, index);
     if (partition === undefined) return Promise.resolve(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    // Checked in the same step as the append: a marker written since the verification ended the transaction
+    // (Kafka's UnifiedLog refuses it: "Record was not part of an ongoing transaction").
+    if (
+      verificationGuard !== undefined &&
+      !partition.log.producerState.verifiedBy(
+        verificationGuard.producerId as ProducerId,
+        verificationGuard.guard,
+      )
+    ) {
+      return Promise.resolve(ErrorCode.INVALID_TXN_STATE);
+    }
     return appendAsLeaderAndWait(deps, partition, records, {
       nowMs: nowMs(),
       timeoutMs,

@@ -2,6 +2,7 @@
 // src/broker/handlers translate each API version to these and back.
 
 import type { Protocol } from './classic-group.js';
+import type { AppendVerificationGuard } from './group-storage.js';
 
 export interface JoinRequest {
   readonly groupId: string;
@@ -72,6 +73,18 @@ export interface TxnCommitRequest {
   readonly memberId: string;
   readonly groupInstanceId: string | null;
   readonly topics: readonly TopicPartitions<CommitPartition>[];
+  /**
+   * KIP-890 verification that the group's __consumer_offsets partition (the argument) is in the producer's ongoing
+   * transaction, asked before the offsets are appended (absent: none). The broker gives it: the transaction
+   * coordinator may be on another broker.
+   */
+  readonly verify?: (offsetsPartition: number) => TxnCommitVerification | Promise<TxnCommitVerification>;
+}
+
+/** A TxnOffsetCommit's verification: the error to answer, or the guard the append must still find (null: none). */
+export interface TxnCommitVerification {
+  readonly errorCode: number;
+  readonly guard: AppendVerificationGuard | null;
 }
 
 export type PartitionErrors = { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[];

@@ -66,7 +66,7 @@ import {
   groupRecord,
   offsetRecord,
 } from './group-records.js';
-import type { AppendOptions, GroupStorage } from './group-storage.js';
+import type { AppendOptions, AppendVerificationGuard, GroupStorage } from './group-storage.js';
 import { PendingTxnOffsets } from './pending-txn-offsets.js';
 
 export type * from './group-api.js';
@@ -926,8 +926,10 @@ export class GroupCoordinator {
       case ErrorCode.INVALID_FETCH_SIZE:
         return ErrorCode.INVALID_COMMIT_OFFSET_SIZE;
       case ErrorCode.INVALID_PRODUCER_EPOCH:
-        // A transactional commit of a producer fenced by a newer epoch.
-        return ErrorCode.INVALID_PRODUCER_EPOCH;
+      case ErrorCode.INVALID_TXN_STATE:
+        // A transactional commit of a producer fenced by a newer epoch, or whose transaction ended after it was
+        // verified (KIP-890): Kafka passes both on.
+        return errorCode;
       default:
         return ErrorCode.UNKNOWN_SERVER_ERROR;
     }
@@ -1200,15 +1202,38 @@ export class GroupCoordinator {
     } else if (group.is('Dead')) {
       return Promise.resolve(allPartitions(request, ErrorCode.COORDINATOR_NOT_AVAILABLE));
     }
-    const invalid = this.txnCommitError(group, request);
+    const target = group;
+    // As Kafka 3.9's handleTxnCommitOffsets: the transaction is verified first (KIP-890), then the member and
+    // generation are checked and the offsets appended with the verification's guard.
+    if (request.verify === undefined) return this.commitVerifiedOffsets(target, request, null);
+    return Promise.resolve(request.verify(target.partition)).then((verified) =>
+      verified.errorCode !== ErrorCode.NONE
+        ? allPartitions(request, offsetCommitError(verified.errorCode))
+        : this.commitVerifiedOffsets(target, request, verified.guard),
+    );
+  }
+
+  /** TxnOffsetCommit once its transaction is verified (`guard`: what the append must still find, if any). */
+  private commitVerifiedOffsets(
+    target: ClassicGroup,
+    request: TxnCommitRequest,
+    guard: AppendVerificationGuard | null,
+  ): Promise<PartitionErrors> {
+    // The verification may have waited for another broker: the partition may have moved, the group gone.
+    const coordinator = this.coordinatorError(request.groupId);
+    if (coordinator !== ErrorCode.NONE) return Promise.resolve(allPartitions(request, coordinator));
+    if (!this.isCurrent(target) || target.is('Dead')) {
+      return Promise.resolve(allPartitions(request, ErrorCode.COORDINATOR_NOT_AVAILABLE));
+    }
+    const invalid = this.txnCommitError(target, request);
     if (invalid !== ErrorCode.NONE) return Promise.resolve(allPartitions(request, invalid));
     const { records, accepted, response } = this.offsetRecords(request);
     if (records.length === 0) return Promise.resolve(response);
-    const target = group;
     const partition = target.partition;
     const producerId = request.producerId;
     const options: AppendOptions = {
       producer: { producerId, producerEpoch: request.producerEpoch },
+      ...(guard === null ? {} : { verificationGuard: guard }),
       onAppended: (baseOffset) => {
         const status = this.partitions.get(partition);
         if (status === undefined || !this.isCurrent(target)) return;
@@ -1837,6 +1862,32 @@ function consumerCommitError(
     return ErrorCode.STALE_MEMBER_EPOCH;
   }
   return ErrorCode.NONE;
+}
+
+/**
+ * A TxnOffsetCommit's verification error as Kafka's GroupMetadataManager.maybeConvertOffsetCommitError answers it:
+ * a lost connection to the transaction coordinator is retried without a coordinator lookup, the append's errors as
+ * an offset commit's; the transaction's own (INVALID_TXN_STATE, INVALID_PRODUCER_EPOCH, TRANSACTION_ABORTABLE,
+ * INVALID_PRODUCER_ID_MAPPING, CONCURRENT_TRANSACTIONS, a coordinator that moved) pass on as they are.
+ */
+function offsetCommitError(errorCode: number): number {
+  switch (errorCode) {
+    case ErrorCode.NETWORK_EXCEPTION:
+      return ErrorCode.COORDINATOR_LOAD_IN_PROGRESS;
+    case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
+    case ErrorCode.NOT_ENOUGH_REPLICAS:
+    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+      return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    case ErrorCode.NOT_LEADER_OR_FOLLOWER:
+    case ErrorCode.KAFKA_STORAGE_ERROR:
+      return ErrorCode.NOT_COORDINATOR;
+    case ErrorCode.MESSAGE_TOO_LARGE:
+    case ErrorCode.RECORD_LIST_TOO_LARGE:
+    case ErrorCode.INVALID_FETCH_SIZE:
+      return ErrorCode.INVALID_COMMIT_OFFSET_SIZE;
+    default:
+      return errorCode;
+  }
 }
 
 function allPartitions(request: CommitRequest | TxnCommitRequest, errorCode: number): PartitionErrors {

@@ -35,6 +35,18 @@ export interface AppendOptions {
    * replicated), with the offset of the first one; never called when the leader refused them.
    */
   readonly onAppended?: (baseOffset: number) => void;
+  /**
+   * The KIP-890 verification that let this transactional batch in (TxnOffsetCommit): the append is refused with
+   * INVALID_TXN_STATE unless the producer still holds it in the partition (no marker came since), or has a
+   * transaction open there.
+   */
+  readonly verificationGuard?: AppendVerificationGuard;
+}
+
+/** A producer's verification guard in a partition's producer state (Kafka's VerificationGuard); opaque here. */
+export interface AppendVerificationGuard {
+  readonly producerId: number;
+  readonly guard: object;
 }
 
 export interface GroupStorage {
@@ -76,6 +88,7 @@ export interface PartitionGroupStorageOptions {
     records: Buffer,
     timeoutMs: number,
     onAppended?: (baseOffset: number) => void,
+    verificationGuard?: AppendVerificationGuard,
   ) => Promise<number>;
   /** offsets.topic.compression.codec */
   readonly compression: number;
@@ -108,7 +121,13 @@ export function partitionGroupStorage(options: PartitionGroupStorageOptions): Gr
               }),
         },
       );
-      return options.appendAsLeader(index, batch, options.commitTimeoutMs, appendOptions.onAppended);
+      return options.appendAsLeader(
+        index,
+        batch,
+        options.commitTimeoutMs,
+        appendOptions.onAppended,
+        appendOptions.verificationGuard,
+      );
     },
     ...(options.confirmLeadership === undefined ? {} : { confirmLeadership: options.confirmLeadership }),
     *readAll(index) {
