@@ -11,6 +11,7 @@
 // the config topic, on the leader, and take effect through that loop on every worker.
 
 import { Cluster, KafkaProtocolError, Producer } from '../../../client/index.js';
+import { assert } from '../../../common/assert.js';
 import type { Logger } from '../../../common/logger.js';
 import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
@@ -107,8 +108,11 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   private readonly configs: ConfigStore;
   private readonly statuses: StatusStore;
   private readonly offsets: TopicOffsetStore;
-  private readonly cluster: Cluster;
-  private readonly member: WorkerGroupMember;
+  /**
+   * The group member and its connections, made when the herder starts: their client id names the worker by its
+   * advertised REST address, known only once the REST server is bound.
+   */
+  private group: { cluster: Cluster; member: WorkerGroupMember } | null = null;
   private readonly maxDelayMs: number;
   /** Units (assignor keys) this worker was assigned and has not had revoked. */
   private readonly owned = new Set<string>();
@@ -148,7 +152,6 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     super(o.worker);
     const c = o.worker.o.config;
     const p = c.parsed;
-    const clientId = (p['client.id'] as string) || `connect-${p['group.id'] as string}`;
     // KIP-618: with exactly-once source support preparing or enabled the leader writes configs through a fencable
     // transactional producer, so that a zombie leader cannot write once another worker leads.
     const fencing =
@@ -175,13 +178,28 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     this.statuses = new StatusStore(o.logs.status);
     this.offsets = o.offsets;
     this.maxDelayMs = p['scheduled.rebalance.max.delay.ms'] as number;
-    this.cluster = new Cluster({
-      ...o.worker.internalClientOptions,
-      bootstrapServers: c.bootstrapServers,
+    this.joinedOnce = new Promise((resolve, reject) => {
+      this.resolveJoined = resolve;
+      this.rejectJoined = reject;
+    });
+  }
+
+  private readonly log: Logger = this.worker.loggers.logger(CONNECT_LOGGERS.distributedHerder);
+
+  /**
+   * Kafka's DistributedHerder names the group member's client `client.id`, else `connect-<worker id>` (the
+   * advertised REST host and port), so that each worker of a group shows under its own id in quotas and logs.
+   */
+  private openGroup(): { cluster: Cluster; member: WorkerGroupMember } {
+    const p = this.worker.o.config.parsed;
+    const clientId = (p['client.id'] as string) || `connect-${this.worker.workerId}`;
+    const cluster = new Cluster({
+      ...this.worker.internalClientOptions,
+      bootstrapServers: this.worker.o.config.bootstrapServers,
       clientId,
     });
-    this.member = new WorkerGroupMember({
-      cluster: this.cluster,
+    const member = new WorkerGroupMember({
+      cluster,
       groupId: p['group.id'] as string,
       sessionTimeoutMs: p['session.timeout.ms'] as number,
       rebalanceTimeoutMs: p['rebalance.timeout.ms'] as number,
@@ -194,13 +212,14 @@ export class DistributedHerder extends AbstractHerder implements Herder {
         onAssigned: (protocol, a) => this.onAssigned(protocol, a),
       },
     });
-    this.joinedOnce = new Promise((resolve, reject) => {
-      this.resolveJoined = resolve;
-      this.rejectJoined = reject;
-    });
+    return { cluster, member };
   }
 
-  private readonly log: Logger = this.worker.loggers.logger(CONNECT_LOGGERS.distributedHerder);
+  /** The group member; the herder's loop, which alone uses it, runs only once start() made it. */
+  private get member(): WorkerGroupMember {
+    assert(this.group !== null, 'the group member is made when the herder starts');
+    return this.group.member;
+  }
 
   /** Reads the internal topics, then joins the group; resolves after the first assignment. */
   async start(): Promise<void> {
@@ -214,6 +233,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       this.knownConnectors.add(name);
       this.knownTaskCounts.set(name, this.configs.taskCount(name));
     }
+    this.group = this.openGroup();
     this.loop = this.tickLoop();
     await this.joinedOnce;
   }
@@ -273,7 +293,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
   }
 
   private generation(): number {
-    return this.member.generation().generationId;
+    // Before the group is joined, Kafka's member reports no generation (-1).
+    return this.group?.member.generation().generationId ?? -1;
   }
 
   /** The leader's REST URL as the last assignment gave it (null before the first one). */
@@ -655,7 +676,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   /** Internal requests are signed once the group speaks `sessioned` (protocol version 2), as in Kafka. */
   private signingEnabled(): boolean {
-    return this.member.currentProtocol() === 'sessioned';
+    return this.group?.member.currentProtocol() === 'sessioned';
   }
 
   /** The leader writes a new session key when there is none or the current one is older than its TTL. */
@@ -1251,8 +1272,8 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     this.owned.clear();
     // Leaving waits for a join in flight; without one the group hands the work out at once. A worker stuck in a
     // join just closes its connections and the coordinator drops it after session.timeout.ms.
-    if (ended) await this.member.leave().catch(() => {});
-    await this.cluster.close().catch(() => {});
+    if (ended) await this.group?.member.leave().catch(() => {});
+    await this.group?.cluster.close().catch(() => {});
     await this.configs.stop(leftMs());
     await this.statuses.stop(leftMs());
     await this.offsets.stop(leftMs());
