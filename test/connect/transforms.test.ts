@@ -377,6 +377,61 @@ describe('through a worker', () => {
     ]);
   });
 
+  test('negate without a predicate is an error on the transform type, at validation and at creation (as Kafka)', async () => {
+    // Kafka's ConnectorConfig.enrich: the validator of transforms.<alias>.type fails when the alias sets negate
+    // and no predicate. Before the fix Brook accepted such a config (and ran the transform on every record).
+    const config = {
+      'connector.class': 'FileStreamSource',
+      topic: 't',
+      transforms: 'drop',
+      'transforms.drop.type': `${T}.Filter`,
+      'transforms.drop.negate': 'true',
+    };
+    const message =
+      "Config 'transforms.drop.negate' was provided but there is no config 'transforms.drop.predicate' defining a predicate to be negated.";
+    const validated = await rest(worker.url, 'PUT', '/connector-plugins/FileStreamSource/config/validate', {
+      name: 'negate-alone',
+      ...config,
+    });
+    assert.equal(validated.status, 200, JSON.stringify(validated.body));
+    const infos = validated.body as {
+      error_count: number;
+      configs: { value: { name: string; errors: string[] } }[];
+    };
+    const errors = infos.configs
+      .filter((c) => c.value.errors.length > 0)
+      .map((c) => [c.value.name, c.value.errors]);
+    assert.deepEqual(errors, [['transforms.drop.type', [message]]]);
+    assert.equal(infos.error_count, 1);
+
+    const created = await rest(worker.url, 'PUT', '/connectors/negate-alone/config', config);
+    assert.equal(created.status, 400, JSON.stringify(created.body));
+    assert.match((created.body as { message: string }).message, /contains the following 1 error/);
+    assert.ok((created.body as { message: string }).message.includes(message));
+    assert.equal((await rest(worker.url, 'GET', '/connectors/negate-alone')).status, 404);
+
+    // Missing its type as well: both errors, the missing type's first (Kafka parses before it validates).
+    const untyped = await rest(worker.url, 'PUT', '/connector-plugins/FileStreamSource/config/validate', {
+      name: 'negate-untyped',
+      'connector.class': 'FileStreamSource',
+      topic: 't',
+      transforms: 'x',
+      'transforms.x.negate': 'false',
+    });
+    const untypedErrors = (untyped.body as typeof infos).configs
+      .filter((c) => c.value.errors.length > 0)
+      .map((c) => [c.value.name, c.value.errors]);
+    assert.deepEqual(untypedErrors, [
+      [
+        'transforms.x.type',
+        [
+          'Missing required configuration "transforms.x.type" which has no default value.',
+          "Config 'transforms.x.negate' was provided but there is no config 'transforms.x.predicate' defining a predicate to be negated.",
+        ],
+      ],
+    ]);
+  });
+
   test('a poison record goes to the dead letter queue with context headers (all) and fails the task (none)', async () => {
     const producer = new Producer({ bootstrapServers: broker.bootstrap });
     try {

@@ -28,6 +28,8 @@ interface AliasKind {
   configOf(plugins: Plugins, className: string): ConfigDef;
   /** Keys every alias of this kind has before its class's own (Kafka's initialConfigDef). */
   implicit: ConfigKey[];
+  /** Errors of the alias's keys taken together, reported on its type key (Kafka's validateProps). */
+  propsErrors(prefix: string, config: Readonly<Record<string, string>>): string[];
 }
 
 const TRANSFORMATION: AliasKind = {
@@ -53,6 +55,13 @@ const TRANSFORMATION: AliasKind = {
       required: false,
     },
   ],
+  // Kafka checks that the keys are present, whatever their values: `negate=false` alone is refused too.
+  propsErrors: (prefix, config) =>
+    `${prefix}negate` in config && !(`${prefix}predicate` in config)
+      ? [
+          `Config '${prefix}negate' was provided but there is no config '${prefix}predicate' defining a predicate to be negated.`,
+        ]
+      : [],
 };
 
 const PREDICATE: AliasKind = {
@@ -61,6 +70,7 @@ const PREDICATE: AliasKind = {
   baseClass: 'Predicate',
   configOf: (plugins, className) => new (plugins.predicate(className))().config(),
   implicit: [],
+  propsErrors: () => [],
 };
 
 /** The keys and values of every transformation and predicate alias the config names. */
@@ -103,19 +113,22 @@ function addAlias(
     visible: true,
   };
   out.values.push(typeValue);
+  // As Kafka's ConfigDef: the type is parsed first (a missing or unknown class is its first error), then its
+  // validator runs whatever the parse gave, and that validator checks the alias's keys together.
+  let own: ConfigDef | null = null;
   if (className === undefined || className.trim() === '') {
     typeValue.errors.push(`Missing required configuration "${typeName}" which has no default value.`);
-    return;
+  } else {
+    try {
+      own = kind.configOf(plugins, className);
+    } catch (err) {
+      typeValue.errors.push(
+        `Invalid value ${className} for configuration ${typeName}: ${(err as Error).message}`,
+      );
+    }
   }
-  let own: ConfigDef;
-  try {
-    own = kind.configOf(plugins, className);
-  } catch (err) {
-    typeValue.errors.push(
-      `Invalid value ${className} for configuration ${typeName}: ${(err as Error).message}`,
-    );
-    return;
-  }
+  typeValue.errors.push(...kind.propsErrors(prefix, config));
+  if (own === null) return;
   const child = new ConfigDef();
   const implicit = new Set(kind.implicit.map((k) => k.name));
   // As Kafka: the implicit keys mask a class's keys of the same name.
