@@ -1143,17 +1143,20 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     await this.inLoop(() => this.haltTask(key));
   }
 
+  /**
+   * As Kafka's AbstractHerder.pauseConnector, on whichever worker got the request, leader or not and during a
+   * rebalance too: a target state is an ordinary record of the config topic (not a leader's privileged write), and
+   * every worker applies it as it reads it. Whatever the target state was: a STOPPED connector becomes PAUSED.
+   */
   async pauseConnector(name: string): Promise<void> {
-    this.requireLeader();
     this.config(name, `Unknown connector ${name}`);
-    // As Kafka's AbstractHerder.pauseConnector, whatever the target state was: a STOPPED connector becomes PAUSED.
-    await this.writeAsLeader(() => this.configs.putTargetState(name, 'PAUSED'));
+    await this.configs.putTargetState(name, 'PAUSED');
   }
 
+  /** As Kafka's AbstractHerder.resumeConnector: any worker writes the STARTED target state itself. */
   async resumeConnector(name: string): Promise<void> {
-    this.requireLeader();
     this.config(name, `Unknown connector ${name}`);
-    await this.writeAsLeader(() => this.configs.putTargetState(name, 'STARTED'));
+    await this.configs.putTargetState(name, 'STARTED');
   }
 
   async stopConnector(name: string): Promise<void> {
