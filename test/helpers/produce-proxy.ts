@@ -26,6 +26,7 @@ import { createTopic, WireClient } from './wire-client.js';
 
 /** One batch of a Produce request that reached the broker, in the order they reached it. */
 export interface SeenBatch {
+  topic: string;
   partition: number;
   producerId: number;
   epoch: number;
@@ -57,6 +58,7 @@ export function batchesOf(request: ProduceRequest): SeenBatch[] {
     for (const p of t.partitionData) {
       const records = p.records!;
       out.push({
+        topic: t.name,
         partition: p.index,
         producerId: batchHeader.producerId(records, 0),
         epoch: batchHeader.producerEpoch(records, 0),

@@ -262,6 +262,39 @@ export function checkWorkerClientSecurity(worker: Readonly<Record<string, string
   }
 }
 
+/**
+ * Settings a group member needs and an assigned consumer that never commits does not (Kafka's KafkaBasedLog
+ * consumer gets the worker's group.id and session keys too, and has no use for them: it assigns its partitions and
+ * does not commit). Left out so that the store consumers stay group-less.
+ */
+const GROUP_MEMBER_OPTIONS = [
+  'groupId',
+  'sessionTimeoutMs',
+  'heartbeatIntervalMs',
+  'maxPollIntervalMs',
+  'leaveGroupOnClose',
+] as const;
+
+/**
+ * The client options of the worker config's own (unprefixed) keys for one client of the internal stores, as Kafka's
+ * KafkaConfigBackingStore, KafkaStatusBackingStore, KafkaOffsetBackingStore and the shared admin of
+ * ConnectDistributed start each client from `config.originals()`: `compression.type`, `linger.ms`,
+ * `request.timeout.ms`, the security keys... Prefixed keys (`producer.linger.ms`) are not Kafka client keys and stay
+ * out, as they do in Kafka. The client id and the bootstrap servers are the store's to set.
+ */
+export function workerOriginalsOptions(
+  kind: ClientKind,
+  worker: Readonly<Record<string, string>>,
+): Record<string, unknown> {
+  const {
+    clientId: _clientId,
+    bootstrapServers: _bootstrap,
+    ...options
+  } = mapped(kind, [{ prefix: '', config: worker }]);
+  if (kind === 'consumer') for (const key of GROUP_MEMBER_OPTIONS) delete options[key];
+  return options;
+}
+
 /** The tls and sasl client options of Kafka's security keys (unprefixed); a ConfigException when they are wrong. */
 export function clientSecurity(props: Readonly<Record<string, string>>): Record<string, unknown> {
   const own: Record<string, string> = {};

@@ -6,7 +6,6 @@
 import { hostname } from 'node:os';
 import type { LogSink } from '../../../common/logger.js';
 import { workerPlugins } from '../builtin-plugins.js';
-import { clientSecurity } from '../client-configs.js';
 import { CONNECT_LOGGERS, Loggers } from '../loggers.js';
 import { RestServer } from '../rest-server.js';
 import { Worker } from '../worker.js';
@@ -36,7 +35,8 @@ export async function startDistributed(
   const loggers = new Loggers(sink);
   const plugins = await workerPlugins(config, loggers.logger(CONNECT_LOGGERS.plugins));
   const p = config.parsed;
-  const logs = internalTopicLogs(config, loggers, { ...clientSecurity(config.raw) });
+  // The stores' clients take the worker's own keys, its security keys among them, from the config.
+  const logs = internalTopicLogs(config, loggers);
   const offsets = new TopicOffsetStore(logs.offsets());
   let workerId = '';
   const worker = new Worker({

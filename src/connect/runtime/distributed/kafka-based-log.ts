@@ -25,6 +25,8 @@ import { PRODUCER_TIMEOUT_MS_MAX } from '../../../client/producer-settings.js';
 import { settleWithin } from '../../../common/deadline.js';
 import type { Logger } from '../../../common/logger.js';
 import { ConnectException } from '../../errors.js';
+import type { ClientKind } from '../client-configs.js';
+import { workerOriginalsOptions } from '../client-configs.js';
 import { CONNECT_LOGGERS, type Loggers } from '../loggers.js';
 import type { WorkerConfig } from '../worker-config.js';
 
@@ -49,6 +51,11 @@ export interface KafkaBasedLogOptions {
   readCommitted?: boolean;
   /** Settings every client of the log starts from (security.protocol, ssl.*, sasl.* as client options). */
   clientOptions?: Record<string, unknown>;
+  /**
+   * The worker config's own keys as each client's options, over `clientOptions` and the log's defaults and under
+   * what the log and its store require (Kafka's stores start every client from the worker's originals).
+   */
+  workerClients?: Readonly<Record<ClientKind, Readonly<Record<string, unknown>>>>;
   /** Topic configs for creating the topic (KIP-605's `config.storage.<key>` keys); compaction always wins. */
   topicConfigs?: Readonly<Record<string, string>>;
   /** The store's own producer settings (Kafka's backing store's configure()), under `clients.producer`. */
@@ -132,6 +139,7 @@ export class KafkaBasedLog {
     const consumer = new Consumer({
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
+      ...this.workerOptions('consumer'),
       isolationLevel: this.o.readCommitted === true ? 'read_committed' : 'read_uncommitted',
       clientId: this.o.clientId,
       ...this.o.clients?.consumer,
@@ -143,12 +151,14 @@ export class KafkaBasedLog {
     this.producer = new Producer({
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
-      clientId: this.o.clientId,
-      acks: 'all',
       lingerMs: 0,
+      ...this.workerOptions('producer'),
+      clientId: this.o.clientId,
       ...this.o.producerSettings,
       ...this.o.clients?.producer,
-      // Records of one key must stay in order (a status, then its successor): one request in flight.
+      // As Kafka's KafkaBasedLog, whatever the settings say: durable writes, and records of one key in order (a
+      // status, then its successor) with one request in flight.
+      acks: 'all',
       maxInFlightRequestsPerConnection: 1,
     });
     const admin = this.newAdmin();
@@ -186,11 +196,17 @@ export class KafkaBasedLog {
     return this.o.clients === undefined ? { ...this.o.clientOptions } : {};
   }
 
+  /** The worker's own settings for one client, unless `clients` sets each client up. */
+  private workerOptions(kind: ClientKind): Readonly<Record<string, unknown>> {
+    return this.o.clients === undefined ? (this.o.workerClients?.[kind] ?? {}) : {};
+  }
+
   /** An admin client of the log's cluster, named as the log's clients are; stop() closes it if still open. */
   private newAdmin(): Admin {
     const admin = new Admin({
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
+      ...this.workerOptions('admin'),
       ...(this.o.adminClientId === undefined ? {} : { clientId: this.o.adminClientId }),
       ...this.o.clients?.admin,
     });
@@ -311,6 +327,7 @@ export class KafkaBasedLog {
     await this.relinquishWritePrivileges();
     const producer = new Producer({
       ...this.o.clientOptions,
+      ...this.workerOptions('producer'),
       bootstrapServers: this.o.bootstrapServers,
       clientId: `${this.o.clientId}-leader`,
       acks: 'all',
@@ -400,7 +417,8 @@ export function clientIdBase(parsed: Readonly<Record<string, unknown>>): string 
  * factors, client ids and client settings in one place. As Kafka's KafkaConfigBackingStore,
  * KafkaStatusBackingStore and KafkaOffsetBackingStore, each store's consumer and producer are
  * `<clientIdBase>configs`, `statuses` or `offsets`, and the admin creating the topics is the worker's shared one,
- * `<clientIdBase>shared-admin` (ConnectDistributed). The
+ * `<clientIdBase>shared-admin` (ConnectDistributed). Every one of those clients starts from the worker config's own
+ * keys (Kafka's `config.originals()`: `compression.type`, `request.timeout.ms`, the security keys). The
  * offsets topics are read read_committed unless exactly.once.source.support is disabled, so that offsets of an
  * aborted transaction are never seen; the config topic when it is enabled.
  */
@@ -416,6 +434,11 @@ export function internalTopicLogs(
   const p = config.parsed;
   const base = clientIdBase(p);
   const log = loggers.logger(CONNECT_LOGGERS.kafkaBasedLog);
+  const workerClients = {
+    producer: workerOriginalsOptions('producer', config.raw),
+    consumer: workerOriginalsOptions('consumer', config.raw),
+    admin: workerOriginalsOptions('admin', config.raw),
+  };
   const settingsLog = loggers.logger(CONNECT_LOGGERS.distributedConfig);
   const open =
     (
@@ -441,6 +464,7 @@ export function internalTopicLogs(
         log,
         readCommitted,
         clientOptions,
+        workerClients,
         topicConfigs: storageTopicSettings(config.raw, prefix, settingsLog),
         producerSettings,
       });
