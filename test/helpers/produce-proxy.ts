@@ -34,6 +34,8 @@ export interface SeenBatch {
   /** The codec of its records (batch attributes, low 3 bits: 0 none). */
   compression: number;
   transactional: boolean;
+  /** The records' keys as text (null for a record without one). */
+  keys: (string | null)[];
   values: string[];
 }
 
@@ -65,6 +67,7 @@ export function batchesOf(request: ProduceRequest): SeenBatch[] {
         baseSequence: batchHeader.baseSequence(records, 0),
         compression: batchHeader.attributes(records, 0) & 0x07,
         transactional: batchHeader.isTransactional(records, 0),
+        keys: [...readRecords(records, 0)].map((r) => r.key?.toString() ?? null),
         values: [...readRecords(records, 0)].map((r) => r.value!.toString()),
       });
     }

@@ -481,7 +481,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
       for (const t of tasks) await this.haltTask(taskKey({ connector: name, task: t }));
       if (ran) await this.haltConnector(name, null);
       if (ran || tasks.length > 0)
-        await this.statuses.remove(name, tasks).catch((err) => this.logFailure(err));
+        this.statuses.remove(name, tasks, this.generation()).catch((err) => this.logFailure(err));
       if (this.isLeader()) {
         await this.statuses.resetTopics(name).catch((err) => this.logFailure(err));
         this.member.requestRejoin();
@@ -628,12 +628,16 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     if (entry !== undefined && status !== null) await this.putConnectorStatus(name, status, null);
   }
 
+  /**
+   * Writes a connector status without waiting for it, as Kafka's herder: the store sends it again after a
+   * retriable failure for as long as it stands, which must not hold the herder's loop while the topic is away.
+   */
   private async putConnectorStatus(
     name: string,
     state: Status['state'],
     trace: string | null,
   ): Promise<void> {
-    await this.statuses
+    this.statuses
       .putConnector(name, { state, trace, workerId: this.workerId() }, this.generation())
       .catch((err) => this.logFailure(err));
   }
@@ -847,7 +851,7 @@ export class DistributedHerder extends AbstractHerder implements Herder {
     } catch (err) {
       this.log.error(`Task ${id.connector}-${id.task} failed to start: ${traceOf(err)}`);
       this.startFailed.add(key);
-      await this.statuses
+      this.statuses
         .putTask(
           id.connector,
           id.task,

@@ -74,11 +74,13 @@ export const CONFIG_AND_OFFSETS_STORE_PRODUCER = {
 } as const satisfies Partial<ProducerOptions>;
 
 /**
- * KafkaStatusBackingStore's producer: no idempotence either. Kafka also sets retries=0 there because its store
- * retries a failed write itself (checking that the status was not superseded); Brook's status store does not, so
- * the client's retries stay.
+ * KafkaStatusBackingStore's producer: no idempotence either, and no retries: the store sends a failed write again
+ * itself, unless the status was superseded meanwhile (status-store.ts).
  */
-export const STATUS_STORE_PRODUCER = { idempotent: false } as const satisfies Partial<ProducerOptions>;
+export const STATUS_STORE_PRODUCER = {
+  idempotent: false,
+  retries: 0,
+} as const satisfies Partial<ProducerOptions>;
 
 /** The client ids of a log's consumer, producer and admin. */
 /** Client options (as the Brook client takes them) of one client of a log, its client id among them. */

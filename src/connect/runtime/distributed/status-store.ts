@@ -9,12 +9,43 @@
 // Ordering across workers: a status written by another worker in an older generation than the one held is
 // dropped (a worker that stopped a task in generation 5 must not overwrite the RUNNING written by its new owner
 // in generation 6), as Kafka's store does.
+//
+// Failed writes (Kafka's KafkaStatusBackingStore.send): the store's producer does not retry (retries=0); the store
+// sends the same record again itself after a retriable failure (a delivery timeout included: Kafka's
+// TimeoutException is retriable), for as long as the status still stands: not after the key was deleted (a
+// tombstone read), nor once a status of another generation was written, nor, for a safe write (UNASSIGNED or
+// FAILED, Kafka's putSafe), once a later status of the same key was written or another worker's newer one held.
+// A write that fails for another reason is given up and its promise rejects. Topic statuses are sent again after
+// any retriable failure. stop() ends the re-sends.
 
+import { DeliveryTimeoutError, isRetriableError } from '../../../client/errors.js';
 import type { ConsumerRecord } from '../../../client/index.js';
 import type { State, Status } from '../status.js';
 import type { KafkaBasedLog, LogOpener } from './kafka-based-log.js';
 
 const TOPIC_SEPARATOR = ':connector-';
+/**
+ * The wait before a failed status write is sent again. Kafka's store resubmits at once; with retries=0 a broker that
+ * answers NOT_LEADER_OR_FOLLOWER at once would then be asked again in a tight loop until the metadata is refreshed,
+ * so the producer's default retry.backoff.ms is waited first.
+ */
+const RESEND_BACKOFF_MS = 100;
+/** How long stop() waits for the writes under way when it is given no limit. */
+const STOP_WAIT_MS = 5_000;
+
+/** The writes of one status key (Kafka's CacheEntry sequence and deleted flag). */
+interface WriteEntry {
+  /** Bumped by every write of the key: a safe write is not sent again once a later one exists. */
+  sequence: number;
+  /** A tombstone for the key was read: none of its writes is sent again. */
+  deleted: boolean;
+}
+
+/** Whether a write failure is one Kafka's store sends the record again for (a RetriableException). */
+function isRetriableWriteFailure(err: unknown): boolean {
+  // Kafka's producer reports an expired batch as TimeoutException, a RetriableException.
+  return err instanceof DeliveryTimeoutError || isRetriableError(err);
+}
 
 export interface StoredStatus extends Status {
   generation: number;
@@ -26,6 +57,12 @@ export class StatusStore {
   private readonly topics = new Map<string, Set<string>>();
   private readonly tasks = new Map<string, Map<number, StoredStatus>>();
   private readonly log: KafkaBasedLog;
+  private readonly writes = new Map<string, WriteEntry>();
+  /** The generation of the last status written (Kafka's store-wide `generation`). */
+  private generation = -1;
+  private stopped = false;
+  /** Writes not yet written nor given up: stop() lets them finish, within its time limit. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(open: LogOpener) {
     this.log = open((r) => this.apply(r));
@@ -36,8 +73,21 @@ export class StatusStore {
   }
 
   /** `closeTimeoutMs` bounds the close of the log's clients (KafkaBasedLog.stop). */
-  stop(closeTimeoutMs?: number): Promise<void> {
-    return this.log.stop(closeTimeoutMs);
+  /**
+   * Ends the re-sends, waits (within `closeTimeoutMs`, default STOP_WAIT_MS) for the writes under way, such as the
+   * UNASSIGNED statuses of a worker that stops, then closes the log.
+   */
+  async stop(closeTimeoutMs?: number): Promise<void> {
+    this.stopped = true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.pending]),
+      new Promise((r) => {
+        timer = setTimeout(r, closeTimeoutMs ?? STOP_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+    await this.log.stop(closeTimeoutMs);
   }
 
   connector(name: string): StoredStatus | undefined {
@@ -63,6 +113,7 @@ export class StatusStore {
       return;
     }
     const value = r.value === null ? null : parseStatus(r.value);
+    if (r.value === null) this.forgetWrites(key);
     if (key.startsWith('status-connector-')) {
       this.update(this.connectors, key.slice('status-connector-'.length), value);
     } else if (key.startsWith('status-task-')) {
@@ -87,19 +138,91 @@ export class StatusStore {
     map.set(key, value);
   }
 
-  /** Writes a status (and holds it at once, so this worker's answers do not wait for the round trip). */
+  /**
+   * A tombstone read for `key`: its writes are not sent again, and a later write starts a new entry (Kafka's
+   * remove()). A connector's tombstone ends the writes of its tasks too.
+   */
+  private forgetWrites(key: string): void {
+    const drop = (k: string) => {
+      const entry = this.writes.get(k);
+      if (entry !== undefined) entry.deleted = true;
+      this.writes.delete(k);
+    };
+    drop(key);
+    if (!key.startsWith('status-connector-')) return;
+    const tasks = `status-task-${key.slice('status-connector-'.length)}-`;
+    for (const k of [...this.writes.keys()])
+      if (k.startsWith(tasks) && /^\d+$/.test(k.slice(tasks.length))) drop(k);
+  }
+
+  /**
+   * Writes a status (and holds it at once, so this worker's answers do not wait for the round trip). UNASSIGNED
+   * and FAILED are Kafka's safe writes (putSafe): not written over another worker's status of a newer generation,
+   * and not sent again once a later status of the key was written. Resolves once written or given up.
+   */
   async putConnector(name: string, status: Status, generation: number): Promise<void> {
     const stored = { ...status, generation };
+    const safe = isSafeWrite(stored);
+    const held = () => this.connectors.get(name);
+    if (!this.beginWrite(stored, held(), safe)) return;
     this.update(this.connectors, name, stored);
-    await this.log.send(`status-connector-${name}`, encode(stored));
+    await this.write(`status-connector-${name}`, stored, held, safe);
   }
 
   async putTask(name: string, task: number, status: Status, generation: number): Promise<void> {
     const stored = { ...status, generation };
+    const safe = isSafeWrite(stored);
+    const held = () => this.tasks.get(name)?.get(task);
+    if (!this.beginWrite(stored, held(), safe)) return;
     let map = this.tasks.get(name);
     if (map === undefined) this.tasks.set(name, (map = new Map()));
     this.update(map, task, stored);
-    await this.log.send(`status-task-${name}-${task}`, encode(stored));
+    await this.write(`status-task-${name}-${task}`, stored, held, safe);
+  }
+
+  /** Kafka's send() before the record goes: the store's generation moves on; a safe write may be refused. */
+  private beginWrite(status: StoredStatus, held: StoredStatus | undefined, safe: boolean): boolean {
+    this.generation = status.generation;
+    return !safe || canWriteSafely(held, status);
+  }
+
+  /** Sends a status record, and again after each retriable failure for as long as the status stands. */
+  private async write(
+    key: string,
+    status: StoredStatus,
+    held: () => StoredStatus | undefined,
+    safe: boolean,
+  ): Promise<void> {
+    let entry = this.writes.get(key);
+    if (entry === undefined) this.writes.set(key, (entry = { sequence: 0, deleted: false }));
+    const sequence = ++entry.sequence;
+    const written = entry;
+    const superseded = () =>
+      written.deleted ||
+      status.generation !== this.generation ||
+      (safe && (!canWriteSafely(held(), status) || written.sequence !== sequence));
+    await this.sendUntilWritten(key, encode(status), superseded);
+  }
+
+  private sendUntilWritten(key: string, value: Buffer | null, superseded: () => boolean): Promise<void> {
+    const written = this.resend(key, value, superseded);
+    this.pending.add(written);
+    const forget = () => this.pending.delete(written);
+    written.then(forget, forget);
+    return written;
+  }
+
+  private async resend(key: string, value: Buffer | null, superseded: () => boolean): Promise<void> {
+    for (;;) {
+      try {
+        await this.log.send(key, value);
+        return;
+      } catch (err) {
+        if (!isRetriableWriteFailure(err) || this.stopped) throw err;
+      }
+      await new Promise((r) => setTimeout(r, RESEND_BACKOFF_MS));
+      if (this.stopped || superseded()) return;
+    }
   }
 
   private trackTopic(connector: string, topic: string, present: boolean): void {
@@ -122,9 +245,10 @@ export class StatusStore {
     if (this.hasTopic(connector, topic)) return;
     this.trackTopic(connector, topic, true);
     const value = { topic: { name: topic, connector, task, discoverTimestamp: Date.now() } };
-    await this.log.send(
+    await this.sendUntilWritten(
       `status-topic-${topic}${TOPIC_SEPARATOR}${connector}`,
       Buffer.from(JSON.stringify(value), 'utf8'),
+      () => false,
     );
   }
 
@@ -132,19 +256,44 @@ export class StatusStore {
   async resetTopics(connector: string): Promise<void> {
     for (const topic of this.activeTopics(connector)) {
       this.trackTopic(connector, topic, false);
-      await this.log.send(`status-topic-${topic}${TOPIC_SEPARATOR}${connector}`, null);
+      await this.sendUntilWritten(`status-topic-${topic}${TOPIC_SEPARATOR}${connector}`, null, () => false);
     }
   }
 
-  /** Tombstones for a deleted connector and the given tasks. */
-  async remove(name: string, tasks: number[]): Promise<void> {
-    this.connectors.delete(name);
-    await this.log.send(`status-connector-${name}`, null);
+  /**
+   * Tombstones for a deleted connector and the given tasks (Kafka's DESTROYED statuses, sent again as any other
+   * status while the generation stands).
+   */
+  async remove(name: string, tasks: number[], generation: number): Promise<void> {
+    this.generation = generation;
     for (const t of tasks) {
       this.tasks.get(name)?.delete(t);
-      await this.log.send(`status-task-${name}-${t}`, null);
+      await this.writeTombstone(`status-task-${name}-${t}`, generation);
     }
+    this.connectors.delete(name);
+    await this.writeTombstone(`status-connector-${name}`, generation);
   }
+
+  private async writeTombstone(key: string, generation: number): Promise<void> {
+    let entry = this.writes.get(key);
+    if (entry === undefined) this.writes.set(key, (entry = { sequence: 0, deleted: false }));
+    entry.sequence++;
+    const written = entry;
+    await this.sendUntilWritten(key, null, () => written.deleted || generation !== this.generation);
+  }
+}
+
+/**
+ * Kafka's CacheEntry.canWriteSafely: nothing held, or held from the same worker, or from a generation not newer
+ * than the status's.
+ */
+/** Kafka's herder writes UNASSIGNED (onShutdown) and FAILED (onFailure) with putSafe, every other state with put. */
+function isSafeWrite(status: StoredStatus): boolean {
+  return status.state === 'UNASSIGNED' || status.state === 'FAILED';
+}
+
+function canWriteSafely(held: StoredStatus | undefined, status: StoredStatus): boolean {
+  return held === undefined || held.workerId === status.workerId || held.generation <= status.generation;
 }
 
 function encode(s: StoredStatus): Buffer {
