@@ -4,7 +4,8 @@
 // proxy in front of the broker hides the status topic's leader in Metadata answers for longer than the worker's
 // delivery.timeout.ms (an unprefixed worker key, which reaches the store's producer as in Kafka), then shows it
 // again; the task's RUNNING status must still reach the broker. Before the fix the producer gave up on the
-// record after delivery.timeout.ms and the status was lost.
+// record after delivery.timeout.ms and the status was lost. And a safe write (UNASSIGNED) answered with a retriable
+// error after a later status of its key was written is not sent again; before the fix the producer retried it.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { startDistributed } from '../../src/connect/runtime/distributed/distributed.js';
+import { internalTopicLogs } from '../../src/connect/runtime/distributed/kafka-based-log.js';
+import { StatusStore } from '../../src/connect/runtime/distributed/status-store.js';
+import { Loggers } from '../../src/connect/runtime/loggers.js';
+import { loadWorkerConfig } from '../../src/connect/runtime/worker-config.js';
+import { ErrorCode } from '../../src/protocol/errors.js';
 import { distributedWorkerProps, rest } from '../helpers/connect-worker.js';
 import { brokerBehind, startProduceProxy } from '../helpers/produce-proxy.js';
 import { eventually, sleep } from '../helpers/wait.js';
@@ -75,4 +81,33 @@ test('a status write that outlives delivery.timeout.ms is sent again and lands o
     15_000,
     "the task's RUNNING status sent once the leader is back",
   );
+});
+
+test('a safe write (UNASSIGNED) that fails retriably is not sent again once a later status of its key was written', async (t) => {
+  // Kafka's send callback: a putSafe status is resubmitted only while its entry's sequence is still its own.
+  const proxy = await startProduceProxy();
+  const broker = await brokerBehind(proxy, { 'num.partitions': 1 });
+  t.after(async () => {
+    await broker.stop();
+    await proxy.close();
+  });
+  const config = loadWorkerConfig(distributedWorkerProps(`127.0.0.1:${proxy.port}`, 'safe'), 'distributed');
+  const store = new StatusStore(internalTopicLogs(config, new Loggers(() => {})).status);
+  await store.start();
+  t.after(() => store.stop());
+  const states = () =>
+    proxy.forwarded
+      .filter((b) => b.topic === 'safe-status')
+      .flatMap((b) => b.values.map((v) => (JSON.parse(v) as { state: string }).state));
+
+  const held = proxy.holdNext(0, false);
+  const unassigned = store.putTask('c', 0, { state: 'UNASSIGNED', trace: null, workerId: 'w:1' }, 1);
+  await held.caught;
+  const running = store.putTask('c', 0, { state: 'RUNNING', trace: null, workerId: 'w:1' }, 1);
+  // NOT_LEADER_OR_FOLLOWER: retriable, but the UNASSIGNED was replaced meanwhile.
+  held.answer(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  await running;
+  await unassigned;
+  await sleep(500);
+  assert.deepEqual(states(), ['RUNNING']);
 });
