@@ -10,7 +10,6 @@
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Producer } from '../../src/client/producer.js';
 import {
   Consumed,
   type ErrorHandlerContext,
@@ -24,7 +23,7 @@ import {
 } from '../../src/streams/index.js';
 import type { ProcessorContext } from '../../src/streams/processor.js';
 import { waitUntil } from '../helpers/wait.js';
-import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { appConfig, produceValues, TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 
@@ -65,38 +64,11 @@ describe('processing.exception.handler through a broker', () => {
     3,
   );
 
-  function config(app: string, dir: string, extra: Record<string, unknown> = {}) {
-    return {
-      'application.id': app,
-      'bootstrap.servers': broker.bootstrap,
-      'state.dir': dir,
-      'commit.interval.ms': 100,
-      ...extra,
-    };
-  }
-
-  async function produce(topic: string, values: string[], timestamp: number): Promise<void> {
-    const producer = new Producer({ bootstrapServers: broker.bootstrap });
-    try {
-      await producer.sendBatch(
-        values.map((v, i) => ({
-          topic,
-          key: Buffer.from('k'),
-          value: Buffer.from(v),
-          timestamp: timestamp + i,
-          headers: { h: v },
-        })),
-      );
-    } finally {
-      await producer.close();
-    }
-  }
-
   it('a processor error answered CONTINUE drops the record, is counted, and processing goes on', async () => {
     const seen: Reported[] = [];
     const streams = new KafkaStreams(
       upperCasing('peh-in-1', 'peh-out-1').build(),
-      config('peh-continue', broker.dirs[0]!, {
+      appConfig(broker.bootstrap, 'peh-continue', broker.dirs[0]!, {
         'processing.exception.handler': (
           c: ErrorHandlerContext,
           r: StreamsRecord<unknown, unknown> | null,
@@ -116,7 +88,7 @@ describe('processing.exception.handler through a broker', () => {
     follower.start();
     try {
       await streams.start();
-      await produce('peh-in-1', ['a', 'boom', 'b'], 1000);
+      await produceValues(broker.bootstrap, 'peh-in-1', ['a', 'boom', 'b'], 1000, (v) => ({ h: v }));
       await waitUntil(
         () => follower.records.length >= 2,
         60_000,
@@ -175,7 +147,7 @@ describe('processing.exception.handler through a broker', () => {
       .to('peh-out-2', Produced.with(S, S));
     const streams = new KafkaStreams(
       builder.build(),
-      config('peh-punctuate', broker.dirs[1]!, {
+      appConfig(broker.bootstrap, 'peh-punctuate', broker.dirs[1]!, {
         'processing.exception.handler': (
           c: ErrorHandlerContext,
           r: StreamsRecord<unknown, unknown> | null,
@@ -190,8 +162,8 @@ describe('processing.exception.handler through a broker', () => {
     follower.start();
     try {
       await streams.start();
-      await produce('peh-in-2', ['a'], 5000);
-      await produce('peh-in-2', ['b'], 7000);
+      await produceValues(broker.bootstrap, 'peh-in-2', ['a'], 5000, (v) => ({ h: v }));
+      await produceValues(broker.bootstrap, 'peh-in-2', ['b'], 7000, (v) => ({ h: v }));
       await waitUntil(
         () => follower.records.length >= 3,
         60_000,
@@ -225,7 +197,7 @@ describe('processing.exception.handler through a broker', () => {
   it("LogAndFail, the default, ends the thread with Kafka's StreamsException, the error its cause", async () => {
     const streams = new KafkaStreams(
       upperCasing('peh-in-3', 'peh-out-3').build(),
-      config('peh-fail', broker.dirs[2]!),
+      appConfig(broker.bootstrap, 'peh-fail', broker.dirs[2]!),
     );
     const errors: Error[] = [];
     streams.setUncaughtExceptionHandler((e) => {
@@ -234,7 +206,7 @@ describe('processing.exception.handler through a broker', () => {
     });
     try {
       await streams.start();
-      await produce('peh-in-3', ['a', 'boom'], 1000);
+      await produceValues(broker.bootstrap, 'peh-in-3', ['a', 'boom'], 1000, (v) => ({ h: v }));
       await waitUntil(
         () => streams.state() === 'ERROR',
         60_000,
@@ -273,36 +245,10 @@ function countingFailingAtTwo(input: string, output: string): StreamsBuilder {
 describe('processing.exception.handler while a cache flushes at commit', () => {
   const broker = useStreamsBroker({ 'pehf-in-1': 1, 'pehf-out-1': 1, 'pehf-in-2': 1, 'pehf-out-2': 1 }, 2);
 
-  function config(app: string, dir: string, extra: Record<string, unknown> = {}) {
-    return {
-      'application.id': app,
-      'bootstrap.servers': broker.bootstrap,
-      'state.dir': dir,
-      'commit.interval.ms': 100,
-      ...extra,
-    };
-  }
-
-  async function produce(topic: string, values: string[], timestamp: number): Promise<void> {
-    const producer = new Producer({ bootstrapServers: broker.bootstrap });
-    try {
-      await producer.sendBatch(
-        values.map((v, i) => ({
-          topic,
-          key: Buffer.from('k'),
-          value: Buffer.from(v),
-          timestamp: timestamp + i,
-        })),
-      );
-    } finally {
-      await producer.close();
-    }
-  }
-
   it("LogAndFail: the uncaught exception handler gets Kafka's FailedProcessingException, unwrapped", async () => {
     const streams = new KafkaStreams(
       countingFailingAtTwo('pehf-in-1', 'pehf-out-1').build(),
-      config('pehf-fail', broker.dirs[0]!),
+      appConfig(broker.bootstrap, 'pehf-fail', broker.dirs[0]!),
     );
     const errors: Error[] = [];
     streams.setUncaughtExceptionHandler((e) => {
@@ -311,7 +257,7 @@ describe('processing.exception.handler while a cache flushes at commit', () => {
     });
     try {
       await streams.start();
-      await produce('pehf-in-1', ['a', 'b'], 1000);
+      await produceValues(broker.bootstrap, 'pehf-in-1', ['a', 'b'], 1000);
       await waitUntil(
         () => streams.state() === 'ERROR',
         60_000,
@@ -329,7 +275,7 @@ describe('processing.exception.handler while a cache flushes at commit', () => {
     const seen: Reported[] = [];
     const streams = new KafkaStreams(
       countingFailingAtTwo('pehf-in-2', 'pehf-out-2').build(),
-      config('pehf-continue', broker.dirs[1]!, {
+      appConfig(broker.bootstrap, 'pehf-continue', broker.dirs[1]!, {
         'processing.exception.handler': (
           c: ErrorHandlerContext,
           r: StreamsRecord<unknown, unknown> | null,
@@ -344,13 +290,13 @@ describe('processing.exception.handler while a cache flushes at commit', () => {
     follower.start();
     try {
       await streams.start();
-      await produce('pehf-in-2', ['a', 'b'], 1000);
+      await produceValues(broker.bootstrap, 'pehf-in-2', ['a', 'b'], 1000);
       await waitUntil(
         () => seen.length >= 1,
         60_000,
         () => streams.state(),
       );
-      await produce('pehf-in-2', ['c'], 2000);
+      await produceValues(broker.bootstrap, 'pehf-in-2', ['c'], 2000);
       await waitUntil(
         () => follower.records.some((r) => r.value?.toString() === '3'),
         60_000,

@@ -15,7 +15,6 @@ import {
   DeliveryTimeoutError,
   KafkaProtocolError,
 } from '../../src/client/errors.js';
-import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import {
   Consumed,
@@ -33,7 +32,7 @@ import {
 } from '../../src/streams/index.js';
 import { sendErrorKind } from '../../src/streams/production-exception-handler.js';
 import { waitUntil } from '../helpers/wait.js';
-import { TopicFollower, useStreamsBroker } from './streams-helpers.js';
+import { appConfig, produceValues, TopicFollower, useStreamsBroker } from './streams-helpers.js';
 
 const S = Serdes.String();
 
@@ -85,33 +84,6 @@ describe('default.production.exception.handler through a broker', () => {
     }
   });
 
-  function config(app: string, dir: string, extra: Record<string, unknown> = {}) {
-    return {
-      'application.id': app,
-      'bootstrap.servers': broker.bootstrap,
-      'state.dir': dir,
-      'commit.interval.ms': 100,
-      ...extra,
-    };
-  }
-
-  async function produce(topic: string, values: string[], timestamp: number): Promise<void> {
-    const producer = new Producer({ bootstrapServers: broker.bootstrap });
-    try {
-      await producer.sendBatch(
-        values.map((v, i) => ({
-          topic,
-          key: Buffer.from('k'),
-          value: Buffer.from(v),
-          timestamp: timestamp + i,
-          headers: { h: v.slice(0, 8) },
-        })),
-      );
-    } finally {
-      await producer.close();
-    }
-  }
-
   it('a record the broker refuses as too large reaches the handler; CONTINUE skips it and processing goes on', async () => {
     const seen: {
       context: ProductionErrorHandlerContext;
@@ -120,7 +92,7 @@ describe('default.production.exception.handler through a broker', () => {
     }[] = [];
     const streams = new KafkaStreams(
       passing('pxh-in-1', 'pxh-small-1').build(),
-      config('pxh-continue', broker.dirs[0]!, {
+      appConfig(broker.bootstrap, 'pxh-continue', broker.dirs[0]!, {
         'default.production.exception.handler': {
           handle: (
             context: ProductionErrorHandlerContext,
@@ -142,7 +114,9 @@ describe('default.production.exception.handler through a broker', () => {
     follower.start();
     try {
       await streams.start();
-      await produce('pxh-in-1', ['a', BIG_VALUE, 'b'], 1000);
+      await produceValues(broker.bootstrap, 'pxh-in-1', ['a', BIG_VALUE, 'b'], 1000, (v) => ({
+        h: v.slice(0, 8),
+      }));
       await waitUntil(
         () => follower.records.length >= 2 && seen.length >= 1,
         60_000,
@@ -184,7 +158,7 @@ describe('default.production.exception.handler through a broker', () => {
   it("the default handler FAILs: the thread ends with Kafka's send error message", async () => {
     const streams = new KafkaStreams(
       passing('pxh-in-2', 'pxh-small-2').build(),
-      config('pxh-fail', broker.dirs[1]!),
+      appConfig(broker.bootstrap, 'pxh-fail', broker.dirs[1]!),
     );
     const errors: Error[] = [];
     streams.setUncaughtExceptionHandler((e) => {
@@ -193,7 +167,9 @@ describe('default.production.exception.handler through a broker', () => {
     });
     try {
       await streams.start();
-      await produce('pxh-in-2', ['a', BIG_VALUE], 1000);
+      await produceValues(broker.bootstrap, 'pxh-in-2', ['a', BIG_VALUE], 1000, (v) => ({
+        h: v.slice(0, 8),
+      }));
       await waitUntil(
         () => streams.state() === 'ERROR',
         60_000,
@@ -216,7 +192,7 @@ describe('default.production.exception.handler through a broker', () => {
     const seen: { record: ProducedRecord<unknown, unknown>; origin: string; node: string | null }[] = [];
     const streams = new KafkaStreams(
       passing('pxh-in-3', 'pxh-out-3', refusingBad).build(),
-      config('pxh-serialize', broker.dirs[2]!, {
+      appConfig(broker.bootstrap, 'pxh-serialize', broker.dirs[2]!, {
         'default.production.exception.handler': {
           handle: () => 'FAIL',
           handleSerializationException: (
@@ -235,7 +211,9 @@ describe('default.production.exception.handler through a broker', () => {
     follower.start();
     try {
       await streams.start();
-      await produce('pxh-in-3', ['a', 'bad', 'b'], 1000);
+      await produceValues(broker.bootstrap, 'pxh-in-3', ['a', 'bad', 'b'], 1000, (v) => ({
+        h: v.slice(0, 8),
+      }));
       await waitUntil(
         () => follower.records.length >= 2,
         60_000,
@@ -269,7 +247,7 @@ describe('default.production.exception.handler through a broker', () => {
     let asked = 0;
     const streams = new KafkaStreams(
       builder.build(),
-      config('pxh-missing-serde', broker.dirs[3]!, {
+      appConfig(broker.bootstrap, 'pxh-missing-serde', broker.dirs[3]!, {
         'processing.exception.handler': () => {
           asked++;
           return 'CONTINUE';
@@ -283,7 +261,7 @@ describe('default.production.exception.handler through a broker', () => {
     });
     try {
       await streams.start();
-      await produce('pxh-in-4', ['a'], 1000);
+      await produceValues(broker.bootstrap, 'pxh-in-4', ['a'], 1000, (v) => ({ h: v.slice(0, 8) }));
       await waitUntil(
         () => streams.state() === 'ERROR',
         60_000,

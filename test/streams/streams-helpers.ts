@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before } from 'node:test';
 import { Admin } from '../../src/client/admin.js';
 import { Consumer } from '../../src/client/consumer.js';
+import { Producer } from '../../src/client/producer.js';
 import { decodeAssignment, decodeSubscription } from '../../src/protocol/consumer-protocol/index.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import {
@@ -201,6 +202,46 @@ export function useStreamsBroker(topics: Record<string, number>, stateDirs: numb
     },
     dirs,
   };
+}
+
+/** An application's config against `bootstrap` committing every 100 ms, with `extra` on top. */
+export function appConfig(
+  bootstrap: string,
+  app: string,
+  dir: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    'application.id': app,
+    'bootstrap.servers': bootstrap,
+    'state.dir': dir,
+    'commit.interval.ms': 100,
+    ...extra,
+  };
+}
+
+/** Sends `values` under the key `k`, timestamps from `timestamp` up by one, each with the headers `headers` gives. */
+export async function produceValues(
+  bootstrap: string,
+  topic: string,
+  values: string[],
+  timestamp: number,
+  headers: (value: string) => Record<string, string> | undefined = () => undefined,
+): Promise<void> {
+  const producer = new Producer({ bootstrapServers: bootstrap });
+  try {
+    await producer.sendBatch(
+      values.map((v, i) => ({
+        topic,
+        key: Buffer.from('k'),
+        value: Buffer.from(v),
+        timestamp: timestamp + i,
+        headers: headers(v),
+      })),
+    );
+  } finally {
+    await producer.close();
+  }
 }
 
 /** Reads a topic from the beginning on all partitions (no group), keeping every record and the last per key. */

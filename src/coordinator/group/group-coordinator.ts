@@ -913,25 +913,18 @@ export class GroupCoordinator {
     switch (errorCode) {
       case ErrorCode.NONE:
         return ErrorCode.NONE;
-      case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
-      case ErrorCode.NOT_ENOUGH_REPLICAS:
-      case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
       case ErrorCode.REQUEST_TIMED_OUT:
         return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-      case ErrorCode.NOT_LEADER_OR_FOLLOWER:
-      case ErrorCode.KAFKA_STORAGE_ERROR:
-        return ErrorCode.NOT_COORDINATOR;
-      case ErrorCode.MESSAGE_TOO_LARGE:
-      case ErrorCode.RECORD_LIST_TOO_LARGE:
-      case ErrorCode.INVALID_FETCH_SIZE:
-        return ErrorCode.INVALID_COMMIT_OFFSET_SIZE;
       case ErrorCode.INVALID_PRODUCER_EPOCH:
       case ErrorCode.INVALID_TXN_STATE:
         // A transactional commit of a producer fenced by a newer epoch, or whose transaction ended after it was
         // verified (KIP-890): Kafka passes both on.
         return errorCode;
-      default:
-        return ErrorCode.UNKNOWN_SERVER_ERROR;
+      default: {
+        // The log's errors as an offset commit's; any other one is not the client's to act on.
+        const converted = offsetCommitError(errorCode);
+        return converted === errorCode ? ErrorCode.UNKNOWN_SERVER_ERROR : converted;
+      }
     }
   }
 
