@@ -10,28 +10,12 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { untilSettled } from '../helpers/txn-session.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper } from '../helpers/zookeeper.js';
 
 const TOPIC = 'remote-verified-offsets';
 const GROUP = 'remote-verified-group';
-
-/** Answers a coordinator gives while it loads or its metadata catches up: asked again. */
-const NOT_NOW = new Set<number>([
-  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-  ErrorCode.COORDINATOR_NOT_AVAILABLE,
-  ErrorCode.NOT_COORDINATOR,
-  ErrorCode.CONCURRENT_TRANSACTIONS,
-]);
-
-async function settled<T>(call: () => Promise<T>, errorOf: (response: T) => number): Promise<T> {
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const response = await call();
-    if (!NOT_NOW.has(errorOf(response)) || Date.now() > deadline) return response;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 it('a TxnOffsetCommit verified by a remote transaction coordinator is refused until AddOffsetsToTxn', async () => {
   const zk = await startTestZooKeeper();
@@ -74,7 +58,7 @@ it('a TxnOffsetCommit verified by a remote transaction coordinator is refused un
     });
     const txnCoordinator = await connect(1 - groupCoordinatorId);
     const groupCoordinator = await connect(groupCoordinatorId);
-    const init = await settled(
+    const init = await untilSettled(
       () =>
         txnCoordinator.call(ApiKey.INIT_PRODUCER_ID, 4, {
           transactionalId,
@@ -87,7 +71,7 @@ it('a TxnOffsetCommit verified by a remote transaction coordinator is refused un
     assert.equal(init.errorCode, ErrorCode.NONE, 'InitProducerId');
     const producer = { transactionalId, producerId: init.producerId, producerEpoch: init.producerEpoch };
     const commit = () =>
-      settled(
+      untilSettled(
         () =>
           groupCoordinator.call(ApiKey.TXN_OFFSET_COMMIT, 3, {
             ...producer,
@@ -112,7 +96,7 @@ it('a TxnOffsetCommit verified by a remote transaction coordinator is refused un
       ErrorCode.INVALID_TXN_STATE,
       'the group partition is not in the transaction',
     );
-    const added = await settled(
+    const added = await untilSettled(
       () => txnCoordinator.call(ApiKey.ADD_OFFSETS_TO_TXN, 3, { ...producer, groupId: GROUP }),
       (r) => r.errorCode,
     );

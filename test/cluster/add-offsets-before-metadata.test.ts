@@ -17,29 +17,13 @@ import type { UpdateMetadataRequest } from '../../src/protocol/messages/06-updat
 import { ApiKey } from '../../src/protocol/registry.js';
 import { agreedController, waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
+import { untilSettled } from '../helpers/txn-session.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper } from '../helpers/zookeeper.js';
 
 const OFFSETS_TOPIC = '__consumer_offsets';
 const INPUT = 'first-commit-input';
 const GROUP = 'first-commit-group';
-
-const RETRIABLE = new Set<number>([
-  ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-  ErrorCode.COORDINATOR_NOT_AVAILABLE,
-  ErrorCode.NOT_COORDINATOR,
-  ErrorCode.CONCURRENT_TRANSACTIONS,
-]);
-
-/** Calls until the answer is not a coordinator's "not now"; answers the last response. */
-async function untilSettled<T>(call: () => Promise<T>, errorOf: (response: T) => number): Promise<T> {
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const response = await call();
-    if (!RETRIABLE.has(errorOf(response)) || Date.now() > deadline) return response;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 function namesOffsetsTopic(request: UpdateMetadataRequest): boolean {
   return (

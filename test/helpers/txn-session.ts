@@ -11,12 +11,27 @@ import type { BrokerProcess } from './broker-process.js';
 import { untilValue } from './wait.js';
 import { WireClient } from './wire-client.js';
 
+/** Answers a coordinator gives while it loads, moves or its metadata catches up: asked again. */
 const RETRIABLE = new Set<number>([
   ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
   ErrorCode.COORDINATOR_NOT_AVAILABLE,
   ErrorCode.NOT_COORDINATOR,
   ErrorCode.CONCURRENT_TRANSACTIONS,
 ]);
+
+/** Calls until the answer is not a coordinator's "not now" (or `timeoutMs` passed); answers the last response. */
+export async function untilSettled<T>(
+  call: () => Promise<T>,
+  errorOf: (response: T) => number,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await call();
+    if (!RETRIABLE.has(errorOf(response)) || Date.now() > deadline) return response;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
 
 /** Calls `apiKey` on the coordinator of `key` (FindCoordinator key type 0 group, 1 transaction) until it is not retriable. */
 export async function callCoordinator(
