@@ -12,12 +12,9 @@ import { syncBuiltinESMExports } from 'node:module';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '../../src/protocol/errors.js';
 import { buildBatch } from '../../src/protocol/records/batch-builder.js';
-import { batchHeader } from '../../src/protocol/records/batch-header.js';
-import { readRecords } from '../../src/protocol/records/batch-records.js';
-import { ApiKey } from '../../src/protocol/registry.js';
 import { STORAGE_LIMITS } from '../../src/storage/log-config.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
-import { createTopic, fetchBody, produceBatch, WireClient } from '../helpers/wire-client.js';
+import { createTopic, fetchValuesAt, produceBatch, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'index-descriptor';
 /** Enough batches (one 8-byte index entry each) that the first thousand or so entries are only in the file. */
@@ -90,21 +87,7 @@ describe('consumers looking up offsets in the cold part of one segment', () => {
   });
 
   it('answers every record in order, and opens and reads no index file per fetch', async () => {
-    const fetchAt = async (offset: number): Promise<{ values: string[]; next: number }> => {
-      const body = fetchBody(TOPIC, 0, offset);
-      body.topics[0]!.partitions[0]!.partitionMaxBytes = PARTITION_MAX_BYTES;
-      const response = await client.call(ApiKey.FETCH, 12, body);
-      const data = response.responses[0].partitions[0];
-      assert.equal(data.errorCode, ErrorCode.NONE);
-      const bytes: Buffer = data.records;
-      const values: string[] = [];
-      let next = offset;
-      for (let pos = 0; pos + 12 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {
-        for (const r of readRecords(bytes, pos)) values.push(r.value?.toString() ?? '');
-        next = batchHeader.lastOffset(bytes, pos) + 1;
-      }
-      return { values, next };
-    };
+    const fetchAt = (offset: number) => fetchValuesAt(client, TOPIC, offset, PARTITION_MAX_BYTES);
     // One fetch each first: the index file is opened once at least.
     const next = STARTS.map((s) => s);
     const values: string[][] = STARTS.map(() => []);

@@ -196,6 +196,31 @@ export function fetchBody(topic: string, partition: number, offset: number, maxW
   });
 }
 
+/**
+ * One Fetch v12 of partition 0 of `topic` from `offset` with `partitionMaxBytes`: the values of the whole batches
+ * answered, and the offset after the last of them (`offset` when none came whole).
+ */
+export async function fetchValuesAt(
+  client: WireClient,
+  topic: string,
+  offset: number,
+  partitionMaxBytes: number,
+): Promise<{ values: string[]; next: number }> {
+  const body = fetchBody(topic, 0, offset);
+  body.topics[0]!.partitions[0]!.partitionMaxBytes = partitionMaxBytes;
+  const response = await client.call(ApiKey.FETCH, 12, body);
+  const data = response.responses[0].partitions[0];
+  assert.equal(data.errorCode, ErrorCode.NONE);
+  const bytes: Buffer = data.records;
+  const values: string[] = [];
+  let next = offset;
+  for (let pos = 0; pos + 12 <= bytes.length; pos += 12 + bytes.readInt32BE(pos + 8)) {
+    for (const r of readRecords(bytes, pos)) values.push(r.value?.toString() ?? '');
+    next = batchHeader.lastOffset(bytes, pos) + 1;
+  }
+  return { values, next };
+}
+
 const ZERO_ID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** One partition of a consumer's Fetch, read from `offset`; `currentLeaderEpoch` -1 when the consumer knows none. */
