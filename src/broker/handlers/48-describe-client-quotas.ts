@@ -1,7 +1,8 @@
 // DescribeClientQuotas (48): the quotas of the user, client-id and user/client-id entities a filter matches, read
 // from the metadata store (Kafka's ZooKeeper-mode semantics: exact, default and specified components; strict
 // leaves out entities with parts the filter does not name). A bad filter is a top-level error with no entries.
-// Kafka's check: DESCRIBE_CONFIGS on the cluster, else CLUSTER_AUTHORIZATION_FAILED with no entries.
+// Kafka's check: DESCRIBE_CONFIGS on the cluster, else CLUSTER_AUTHORIZATION_FAILED with no entries. A stored value
+// Kafka's read throws on fails the whole describe: UNKNOWN_SERVER_ERROR without a message, the reason logged.
 
 import { ErrorCode } from '../../protocol/errors.js';
 import type {
@@ -39,11 +40,14 @@ export const describeClientQuotasHandler = defineHandler<
       };
     }
     const found = await describeQuotas(context.services.quotas.store, filter);
-    if (found === null) {
+    if (!found.ok) {
+      context.services.logger.warn('DescribeClientQuotas failed', { reason: found.reason });
       return {
         throttleTimeMs: 0,
         errorCode: ErrorCode.UNKNOWN_SERVER_ERROR,
-        errorMessage: 'the metadata store could not be read',
+        // Kafka sends no message with UNKNOWN_SERVER_ERROR (ApiError.fromThrowable); a store Brook could not reach
+        // is said, as its other config requests say it.
+        errorMessage: found.failed === 'unreadable' ? found.reason : null,
         entries: null,
       };
     }
@@ -51,7 +55,7 @@ export const describeClientQuotasHandler = defineHandler<
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
-      entries: found.map((f) => ({ entity: entityParts(f.entity), values: f.values })),
+      entries: found.described.map((f) => ({ entity: entityParts(f.entity), values: f.values })),
     };
   },
 });

@@ -4,6 +4,7 @@
 import { isIP } from 'node:net';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ClientQuotaStore } from './client-quota-store.js';
+import { javaDouble } from './java-numbers.js';
 import {
   CLIENT_ID_ENTITY_TYPE,
   CLIENT_QUOTA_KEYS,
@@ -200,14 +201,22 @@ export interface DescribedQuotas {
   readonly values: { key: string; value: number }[];
 }
 
-export async function describeQuotas(
-  store: ClientQuotaStore,
-  filter: QuotaFilter,
-): Promise<DescribedQuotas[] | null> {
-  const out: DescribedQuotas[] = [];
+/**
+ * A describe's answer, or why it has none: the store could not be read, or it holds what Kafka's read throws on
+ * (a document with a value that is not a string, or a matched quota value Double.parseDouble refuses).
+ */
+export type DescribeOutcome =
+  | { readonly ok: true; readonly described: DescribedQuotas[] }
+  | { readonly ok: false; readonly failed: 'unreadable' | 'refused'; readonly reason: string };
+
+export async function describeQuotas(store: ClientQuotaStore, filter: QuotaFilter): Promise<DescribeOutcome> {
+  const described: DescribedQuotas[] = [];
   const all = await store.all();
+  if (all === null)
+    return { ok: false, failed: 'unreadable', reason: 'the metadata store could not be read' };
   // As Kafka's fetchAllEntityConfigs, whose decode throws on a value that is not a string: no partial answer.
-  if (all === null || all.refused.length > 0) return null;
+  if (all.refused.length > 0)
+    return { ok: false, failed: 'refused', reason: `a quota document holds a value that is not a string` };
   for (const { entity, configs } of all.read) {
     if (!matches(filter.user, entity.user, filter.strict)) continue;
     if (!matches(filter.clientId, entity.clientId, filter.strict)) continue;
@@ -222,13 +231,23 @@ export async function describeQuotas(
     )
       continue;
     const keys = keysOf(entity);
-    const values = [...configs]
-      .filter(([key]) => keys.has(key))
-      .map(([key, text]) => ({ key, value: Number(text) }))
-      .filter((v) => Number.isFinite(v.value));
-    if (values.length > 0) out.push({ entity, values });
+    const values: { key: string; value: number }[] = [];
+    for (const [key, text] of configs) {
+      if (!keys.has(key)) continue;
+      // Kafka's clientQuotaPropsToDoubleMap reads every quota key with toDouble (NaN and Infinity included) and
+      // throws IllegalStateException on what it refuses, failing the whole describe rather than leaving it out.
+      const value = javaDouble(text);
+      if (value === null)
+        return {
+          ok: false,
+          failed: 'refused',
+          reason: `Unexpected client quota configuration value: ${key} -> ${text}`,
+        };
+      values.push({ key, value });
+    }
+    if (values.length > 0) described.push({ entity, values });
   }
-  return out;
+  return { ok: true, described };
 }
 
 /** An entity as the wire lists it: user first, then client id; null names for default entities. */
