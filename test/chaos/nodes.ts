@@ -2,7 +2,8 @@
 // (`ip netns exec`, which execs the command, so the PID we hold is the server's own) and listening on the
 // node's address. Every process keeps its data directory across kill/restart; its output goes to a log file in
 // the run directory, appended across restarts. Processes are ended only by the PIDs we started, SIGCONT first
-// so that a paused one can die; an exit hook does the same synchronously when the harness itself dies.
+// so that a paused one can die; an exit hook does the same synchronously when the harness itself dies, and a
+// harness killed by a signal takes them with it (they run with the parent-death signal, endingWithParent).
 
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,6 +11,7 @@ import { createWriteStream, mkdirSync, type WriteStream, writeFileSync } from 'n
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { SERVER_NODE_FLAGS } from '../../src/cli/server-node-flags.js';
+import { endingWithParent } from '../../src/common/end-with-parent.js';
 import { ZOOKEEPER_CLASSPATH } from '../../src/controller/store/local-zookeeper.js';
 import type { NetNode } from './netns.js';
 
@@ -84,7 +86,9 @@ export abstract class NodeProcess {
     assert(this.child === null, `${this.name} already runs`);
     const [cmd, ...args] = this.command();
     this.log.write(`\n=== ${new Date().toISOString()} start ${this.name}\n`);
-    const child = spawn('ip', ['netns', 'exec', this.net.netns, cmd!, ...args], {
+    // Ended with the harness even when it is killed by a signal (which runs no exit hook, so killAllSync does
+    // not): a broker or ZooKeeper left running would hold its namespace, its tmpfs and its memory for ever.
+    const child = spawn('ip', ['netns', 'exec', this.net.netns, ...endingWithParent([cmd!, ...args])], {
       cwd: REPO_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, ...this.extraEnv() },

@@ -16,6 +16,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Admin } from '../../src/client/index.js';
+import { endingWithParent } from '../../src/common/end-with-parent.js';
 import { withTimeout } from './chaos-cluster.js';
 import { drainGroup, readPartitionPatiently } from './final-read.js';
 import type { History } from './history.js';
@@ -67,7 +68,9 @@ class AppInstance {
   start(): void {
     const fd = openSync(this.logPath, 'a');
     writeSync(fd, `\n=== ${new Date().toISOString()} start ${this.name}\n`);
-    const child = spawn(process.execPath, [APP_SCRIPT], {
+    // Ended with the harness even when it is killed by a signal, as the servers are (nodes.ts).
+    const [command, ...args] = endingWithParent([process.execPath, APP_SCRIPT]);
+    const child = spawn(command!, args, {
       env: { ...process.env, ...this.env, NAME: this.name },
       stdio: ['ignore', fd, fd],
     });

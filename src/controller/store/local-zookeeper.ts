@@ -12,6 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, write
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import tls from 'node:tls';
+import { endingWithParent } from '../../common/end-with-parent.js';
 
 export const ZOOKEEPER_CLASSPATH = '/etc/zookeeper/conf:/usr/share/java/zookeeper.jar';
 /**
@@ -144,8 +145,7 @@ export async function startLocalZooKeeper(options: LocalZooKeeperOptions): Promi
   }
   const java = [options.javaCommand ?? 'java', ...jvm, '-cp', classpath, MAIN_CLASS, configPath];
   // setpriv execs java in the same process, so the PID below is still the server's.
-  const command =
-    options.endWithParent === true ? ['setpriv', '--pdeathsig', 'SIGKILL', '--', ...java] : java;
+  const command = options.endWithParent === true ? endingWithParent(java) : java;
   const child = spawn(command[0]!, command.slice(1), {
     detached: true,
     stdio: ['ignore', outputFd, outputFd],
