@@ -4,18 +4,23 @@
 // when the test fails. As a last resort, servers still running when the test process exits (an uncaught
 // error, a cancelled run) are killed by PID from an exit hook, and a test process killed by a signal (the run's
 // timeout, kill -9), which runs no exit hook, takes its servers with it: they are started with the parent-death
-// signal (endWithParent). Their temporary directories stay behind then.
+// signal (endWithParent). Their temporary directories stay behind then, until the next process that starts a test
+// ZooKeeper removes them: each names its owner (owned-temp-dirs.ts), and the first start of a process sweeps the
+// directories whose owner is gone and from which no server runs.
 
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   type LocalZooKeeperTls,
   runningPid,
   startLocalZooKeeper,
   stopLocalZooKeeper,
 } from '../../src/controller/store/local-zookeeper.js';
+import { makeOwnedTempDir, sweepOwnedTempDirs } from './owned-temp-dirs.js';
+
+const DIR_PREFIX = 'brook-zk-';
+/** Whether this process has swept the directories of killed test processes yet (once is enough). */
+let swept = false;
 
 /** Directories of servers this process started and has not stopped yet. */
 const running = new Set<string>();
@@ -103,7 +108,11 @@ function listenOnAnyPort(): Promise<number> {
 export async function startTestZooKeeper(
   extra: { tls?: LocalZooKeeperTls; saslUsers?: Record<string, string>; saslOptional?: boolean } = {},
 ): Promise<TestZooKeeper> {
-  const dir = mkdtempSync(join(tmpdir(), 'brook-zk-'));
+  if (!swept) {
+    swept = true;
+    sweepOwnedTempDirs(DIR_PREFIX, (dir) => runningPid(dir) !== null);
+  }
+  const dir = makeOwnedTempDir(DIR_PREFIX);
   let lastError: unknown;
   // Another process may take the free port between our probe and the server's bind; try a few ports.
   for (let attempt = 0; attempt < 3; attempt++) {
