@@ -3,8 +3,10 @@
 // trimmed, exponents, NaN and Infinity taken; a value it refuses (the empty string, a word, hexadecimal without a
 // binary exponent) throws IllegalStateException for a matched entity, so the whole describe fails with
 // UNKNOWN_SERVER_ERROR and no message (ApiError.fromThrowable sends none for that code) and no entries. An entity
-// the filter does not match is not read as numbers, so its bad value fails nothing. Before, Brook answered NONE,
-// read "" as 0 and left out the values Number() could not read.
+// the filter does not match is not read as numbers, so its bad value fails nothing. A document with a value that is
+// not a string fails the describe when Kafka reads it (ConfigEntityZNode.decode throws), matched or not: every
+// document of a kind the filter may match, or only the named one for an exact filter. Before, Brook answered NONE,
+// read "" as 0 and left out the values Number() could not read, and failed every describe over such a document.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -18,6 +20,7 @@ import { startTestZooKeeper, type TestZooKeeper } from '../helpers/zookeeper.js'
 import { connectedZooKeeperTool, zooKeeperCall } from '../helpers/zookeeper-tool.js';
 
 const MATCH_EXACT = 0;
+const MATCH_SPECIFIED = 2;
 
 interface Described {
   errorCode: number;
@@ -122,6 +125,40 @@ describe('DescribeClientQuotas over stored values Kafka reads with Double.parseD
     } finally {
       await remove('users/good');
       await remove('users/bad');
+    }
+  });
+
+  it('fails a describe that reads a document with a value that is not a string, and only one that reads it', async () => {
+    const path = `${CONFIG_PATH}/clients/not-a-string`;
+    await zooKeeperCall((done) =>
+      tool!.mkdirp(path, Buffer.from('{"version":1,"config":{"producer_byte_rate":5}}'), done),
+    );
+    await store('users/good', { consumer_byte_rate: '2048' });
+    try {
+      // Kafka reads every client-id document for these (fetchAllEntityConfigs), whose decode throws.
+      for (const components of [[], [{ entityType: 'client-id', matchType: MATCH_SPECIFIED, match: null }]]) {
+        const response = await describeQuotas(components, false);
+        assert.deepEqual(
+          [response.errorCode, response.errorMessage, response.entries],
+          [ErrorCode.UNKNOWN_SERVER_ERROR, null, null],
+        );
+      }
+      // And only the named entity's, or no client-id document at all, for these.
+      const user = await describeQuotas(
+        [{ entityType: 'user', matchType: MATCH_EXACT, match: 'good' }],
+        true,
+      );
+      assert.deepEqual([user.errorCode, user.entries?.length], [ErrorCode.NONE, 1]);
+      const other = await exactClient('other');
+      assert.deepEqual([other.errorCode, other.entries], [ErrorCode.NONE, []]);
+      const ips = await describeQuotas(
+        [{ entityType: 'ip', matchType: MATCH_SPECIFIED, match: null }],
+        false,
+      );
+      assert.deepEqual([ips.errorCode, ips.entries], [ErrorCode.NONE, []]);
+    } finally {
+      await remove('clients/not-a-string');
+      await remove('users/good');
     }
   });
 });

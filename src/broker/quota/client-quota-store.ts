@@ -15,7 +15,8 @@ export interface EntityConfigs {
 /**
  * Every entity read, and apart those whose document was refused: it holds a value that is not a string, which
  * Kafka's ConfigEntityZNode.decode refuses by throwing (see EntityRead). Each caller decides what a refused entity
- * means for it: a describe fails, as Kafka's fetchAllEntityConfigs does; a reload keeps that entity as it was.
+ * means for it: a describe that Kafka would read it for fails, as Kafka's does; a reload keeps that entity as
+ * it was.
  */
 export interface StoredEntities {
   readonly read: EntityConfigs[];

@@ -196,6 +196,36 @@ function matches(component: FilterMatch | undefined, part: EntityPart, strict: b
   return component.kind === 'specified' || component.name === part;
 }
 
+/**
+ * Whether Kafka's ZooKeeper-mode describe reads the entity's document (ZkAdminManager.handleDescribeClientQuotas
+ * and handleDescribeIpQuotas): the named entity only for an exact (or default) component of its kind, when the
+ * filter leaves out the other part; otherwise every entity of a kind the filter may match. A document Kafka cannot
+ * decode fails the describe when it is read, whether the filter then matches the entity or not.
+ */
+function readByKafka(filter: QuotaFilter, entity: QuotaEntity): boolean {
+  const { user, clientId, ip, strict } = filter;
+  const excluded = (c: FilterMatch | undefined) => strict && c === undefined;
+  if (entity.ip !== undefined) {
+    if (user !== undefined || clientId !== undefined) return false;
+    if (ip?.kind === 'exact') return ip.name === entity.ip;
+    return ip !== undefined || !strict;
+  }
+  if (ip !== undefined) return false;
+  const exactUser = user?.kind === 'exact' ? user : undefined;
+  const exactClientId = clientId?.kind === 'exact' ? clientId : undefined;
+  if (entity.clientId === undefined) {
+    if (exactUser !== undefined && excluded(clientId)) return exactUser.name === entity.user;
+    return !excluded(user) && exactClientId === undefined;
+  }
+  if (entity.user === undefined) {
+    if (excluded(user) && exactClientId !== undefined) return exactClientId.name === entity.clientId;
+    return exactUser === undefined && !excluded(clientId);
+  }
+  if (exactUser !== undefined && exactClientId !== undefined)
+    return exactUser.name === entity.user && exactClientId.name === entity.clientId;
+  return !excluded(user) && !excluded(clientId);
+}
+
 export interface DescribedQuotas {
   readonly entity: QuotaEntity;
   readonly values: { key: string; value: number }[];
@@ -214,8 +244,8 @@ export async function describeQuotas(store: ClientQuotaStore, filter: QuotaFilte
   const all = await store.all();
   if (all === null)
     return { ok: false, failed: 'unreadable', reason: 'the metadata store could not be read' };
-  // As Kafka's fetchAllEntityConfigs, whose decode throws on a value that is not a string: no partial answer.
-  if (all.refused.length > 0)
+  // As Kafka's reads, whose decode throws on a value that is not a string: no partial answer.
+  if (all.refused.some((entity) => readByKafka(filter, entity)))
     return { ok: false, failed: 'refused', reason: `a quota document holds a value that is not a string` };
   for (const { entity, configs } of all.read) {
     if (!matches(filter.user, entity.user, filter.strict)) continue;
