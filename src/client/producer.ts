@@ -280,6 +280,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
     try {
       if (this.closed) throw new ClientStateError('the producer is closed');
       if (this.txn !== null) this.txn.check('send', 'IN_TRANSACTION');
+      else this.sender.checkNotFatal();
       const topic = record.topic;
       const key = record.key === undefined ? null : this.keySerializer.serialize(record.key, topic);
       const value = this.valueSerializer.serialize(record.value, topic) ?? null;
@@ -354,6 +355,7 @@ export class Producer<K = Buffer | null, V = Buffer | null> {
   private prepare(record: ProducerRecord<K, V>): Prepared {
     if (this.closed) throw new ClientStateError('the producer is closed');
     if (this.txn !== null) this.txn.check('send', 'IN_TRANSACTION');
+    else this.sender.checkNotFatal();
     const key = record.key === undefined ? null : this.keySerializer.serialize(record.key, record.topic);
     const value = this.valueSerializer.serialize(record.value, record.topic) ?? null;
     const headers = record.headers === undefined ? undefined : encodeHeaders(record.headers);

@@ -46,7 +46,7 @@ import type { RecordMetadata } from './producer.js';
 import type { ProducerSettings } from './producer-settings.js';
 import type { RecordAccumulator } from './record-accumulator.js';
 import { deliverFailure, deliverSuccess } from './send-outcome.js';
-import type { TransactionManager } from './transactions.js';
+import { fatalStateError, isFatalBatchError, type TransactionManager } from './transactions.js';
 
 /** What the sender asks of the producer around it. */
 export interface SenderHooks {
@@ -71,6 +71,21 @@ function refusedUnwritten(err: Error): boolean {
   );
 }
 
+/**
+ * A partition's Produce error as Kafka's Sender.failBatch words it: CLUSTER_AUTHORIZATION_FAILED (which only an
+ * idempotent batch gets, from a broker that checks IDEMPOTENT_WRITE) and TOPIC_AUTHORIZATION_FAILED have their own
+ * texts; the others carry the broker's message, if any.
+ */
+function produceError(code: number, errorMessage: string | null, topic: string): KafkaProtocolError {
+  if (code === ErrorCode.CLUSTER_AUTHORIZATION_FAILED) {
+    return new KafkaProtocolError(code, 'The producer is not authorized to do idempotent sends');
+  }
+  if (code === ErrorCode.TOPIC_AUTHORIZATION_FAILED) {
+    return new KafkaProtocolError(code, `Not authorized to access topics: [${topic}]`);
+  }
+  return new KafkaProtocolError(code, errorMessage);
+}
+
 /** Drains ready batches into Produce requests and settles them from the answers. */
 export class Sender {
   /** The producer id and epoch new batches are numbered under (-1 before the first). */
@@ -85,6 +100,12 @@ export class Sender {
   private readonly backoffTimer = new EarliestTimer(() => this.wake());
   /** close() ran its course: nothing is retried or expired any more. */
   closed = false;
+  /**
+   * The error that made an idempotent producer without transactional.id fatal (a transactional one keeps it in its
+   * TransactionManager): Kafka 3.9 gives every idempotent producer a TransactionManager, whose FATAL_ERROR stops the
+   * Sender and fails every later send. Once set, it stays.
+   */
+  private idempotentFatal: Error | null = null;
 
   constructor(
     private readonly cluster: Cluster,
@@ -130,6 +151,14 @@ export class Sender {
   }
 
   /**
+   * Throws what every send gets once an idempotent producer without transactional.id is fatal, as Kafka's
+   * KafkaProducer.doSend does through maybeAddPartition and maybeFailWithError.
+   */
+  checkNotFatal(): void {
+    if (this.idempotentFatal !== null) throw fatalStateError(this.idempotentFatal);
+  }
+
+  /**
    * A batch failed for good. In a transaction (Kafka's TransactionManager.handleFailedBatch): the transaction can
    * no longer commit (abortable, or fatal when fenced), and the epoch is bumped by the coordinator after the abort
    * (KIP-360) for any batch that fails while the transaction is open, numbered or not, an expired one never sent
@@ -137,7 +166,9 @@ export class Sender {
    * broker refused unwritten (`answered`) gives its sequences back and the partition's later batches move down
    * (adjustSequencesAfterFailedBatch). A numbered batch whose fate is unknown (expired after it was sent, or refused
    * by a sequence error) still asks for the bump then, as Kafka's unresolved sequences do (maybeResolveSequences).
-   * Idempotent without a transaction: its sequences will never be filled, so later batches of its partition
+   * Idempotent without a transaction: a fatal error (isFatalBatchError: unauthorized, fenced, unsupported) stops
+   * the producer, as Kafka's maybeTransitionToErrorState does for it too, and nothing is bumped (handleFailedBatch
+   * ignores every batch once fatal); otherwise its sequences will never be filled, so later batches of its partition
    * cannot follow under this epoch; as Kafka's idempotent producer does, the next epoch of the same producer id,
    * or a new producer id once the epoch is exhausted. A batch of an epoch already left behind needs no bump: its
    * partition starts again under the current one.
@@ -151,7 +182,14 @@ export class Sender {
       this.wake();
       return;
     }
-    if (!this.settings.idempotent || b.baseSequence < 0) return;
+    if (!this.settings.idempotent || this.idempotentFatal !== null) return;
+    if (isFatalBatchError(err)) {
+      this.idempotentFatal = err;
+      this.cluster.options.logger?.info('Transiting to fatal error state', { error: err.message });
+      this.wake();
+      return;
+    }
+    if (b.baseSequence < 0) return;
     if (b.producerId !== this.producerId || b.producerEpoch !== this.producerEpoch) return;
     if (this.producerEpoch >= EPOCH_MAX) this.producerId = NO_PRODUCER_ID;
     else this.producerEpoch = toProducerEpoch(this.producerEpoch + 1);
@@ -246,6 +284,9 @@ export class Sender {
         if (!this.sendsNumberedOnly()) return;
       }
       if (this.producerId < 0) return;
+    } else if (this.idempotentFatal !== null) {
+      this.abortFatally(this.idempotentFatal);
+      return;
     } else if (idempotent && this.producerId < 0) {
       this.ensureProducerId().then(
         () => this.wake(),
@@ -403,7 +444,7 @@ export class Sender {
       } else if (p.errorCode === ErrorCode.MESSAGE_TOO_LARGE && b.onSuccess.length > 1 && !this.closed) {
         this.splitAndRequeue(b, p.errorMessage);
       } else {
-        const err = new KafkaProtocolError(p.errorCode, p.errorMessage);
+        const err = produceError(p.errorCode, p.errorMessage, b.pq.topic);
         const sequenceError =
           this.settings.idempotent &&
           (p.errorCode === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER ||

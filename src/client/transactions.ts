@@ -79,6 +79,25 @@ const BATCH_FATAL_CODES = new Set<number>([
   ErrorCode.UNSUPPORTED_VERSION,
 ]);
 
+/**
+ * Whether a record batch's failure makes the producer fatal, transactional or only idempotent: Kafka 3.9's
+ * maybeTransitionToErrorState, which Sender.failBatch reaches through handleFailedBatch for every producer with a
+ * TransactionManager (any idempotent one).
+ */
+export function isFatalBatchError(err: unknown): boolean {
+  return err instanceof KafkaProtocolError && BATCH_FATAL_CODES.has(err.code);
+}
+
+/**
+ * What every later call gets once the producer is fatal (Kafka's maybeFailWithError): an error of the fatal
+ * error's own code (fenced, say), so a caller can tell why.
+ */
+export function fatalStateError(cause: Error | null): Error {
+  const text = `The producer is in a fatal error state and can only be closed${cause ? `: ${cause.message}` : ''}`;
+  if (cause instanceof KafkaProtocolError) return new KafkaProtocolError(cause.code, text, { cause });
+  return new ClientStateError(text);
+}
+
 /** The transaction coordinator's answers (and FindCoordinator's), each classified by its own handler in Kafka. */
 type CoordinatorCall =
   | 'FindCoordinator'
@@ -150,7 +169,7 @@ export class TransactionRequestError extends KafkaProtocolError {
 /** What `err` leaves of the transaction: a coordinator's answer as classified, any other failure as a batch's. */
 export function transactionErrorOutcome(err: unknown): TransactionErrorOutcome {
   if (err instanceof TransactionRequestError) return err.outcome;
-  return err instanceof KafkaProtocolError && BATCH_FATAL_CODES.has(err.code) ? 'fatal' : 'abortable';
+  return isFatalBatchError(err) ? 'fatal' : 'abortable';
 }
 
 /** Which handler of Kafka's classifies the answers of each transaction coordinator request. */
@@ -310,10 +329,7 @@ export class TransactionManager {
 
   /** The error every call gets in FATAL_ERROR: of the fatal error's own code (fenced, say), as Kafka's is. */
   private fatal(): Error {
-    const cause = this.lastError;
-    const text = `The producer is in a fatal error state and can only be closed${cause ? `: ${cause.message}` : ''}`;
-    if (cause instanceof KafkaProtocolError) return new KafkaProtocolError(cause.code, text);
-    return new ClientStateError(text);
+    return fatalStateError(this.lastError);
   }
 
   /** Throws unless the producer may do `what` in one of `states`. */
