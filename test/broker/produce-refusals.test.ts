@@ -4,7 +4,10 @@
 // encoded wrongly (compressed or not: Kafka's LogValidator reads the records of every batch a client sends), a
 // compressed payload that does not decompress (UNKNOWN_SERVER_ERROR, as Kafka's codecs answer it), a
 // request whose shape Kafka refuses (a base offset other than 0, more than one batch for a partition), and a
-// plain batch from a producer whose transaction is open in the partition. Each refusal leaves the log as it was.
+// plain batch from a producer whose transaction is open in the partition. Each refusal leaves the log as it was,
+// and carries no error message: Kafka 3.9's ReplicaManager sends an append's exception text only for the
+// per-record errors of KIP-467 (LogAppendResult.errorMessage, hasCustomErrorMessage for RecordValidationException;
+// test/broker/produce-record-errors.test.ts), never for a batch it refuses whole.
 
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -98,7 +101,7 @@ describe('produce requests refused before the append', () => {
     const batch = malformedRecordBatch();
     const before = await endOffset('refusals');
     const response = await produceBatch(suite.client, 'refusals', batch);
-    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.deepEqual([response.errorCode, response.errorMessage], [ErrorCode.INVALID_RECORD, null]);
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
     // The partition still serves what follows.
     const good = await produceBatch(suite.client, 'refusals', buildBatch([{ value: 'good' }]));
@@ -135,7 +138,7 @@ describe('produce requests refused before the append', () => {
       const batch = recompressBatch(malformedRecordBatch(), 0, codec);
       const before = await endOffset('refusals');
       const response = await produceBatch(suite.client, 'refusals', batch);
-      assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+      assert.deepEqual([response.errorCode, response.errorMessage], [ErrorCode.INVALID_RECORD, null]);
       assert.equal(await endOffset('refusals'), before, 'nothing was appended');
     });
   }
@@ -149,7 +152,7 @@ describe('produce requests refused before the append', () => {
       writeBatchCrc(batch, 0);
       const before = await endOffset('refusals');
       const response = await produceBatch(suite.client, 'refusals', batch);
-      assert.equal(response.errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
+      assert.deepEqual([response.errorCode, response.errorMessage], [ErrorCode.UNKNOWN_SERVER_ERROR, null]);
       assert.equal(await endOffset('refusals'), before, 'nothing was appended');
     });
   }
@@ -166,7 +169,7 @@ describe('produce requests refused before the append', () => {
       'refusals',
       recompressBatch(short, 0, CompressionType.Gzip),
     );
-    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.deepEqual([response.errorCode, response.errorMessage], [ErrorCode.INVALID_RECORD, null]);
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
   });
 
@@ -182,6 +185,7 @@ describe('produce requests refused before the append', () => {
       const before = await endOffset('refusals');
       const response = await produceBatch(suite.client, 'refusals', corrupt);
       assert.equal(response.errorCode, ErrorCode.CORRUPT_MESSAGE, `byte ${at} of ${batch.length}`);
+      assert.equal(response.errorMessage, null);
       assert.equal(await endOffset('refusals'), before, 'nothing was appended');
     }
     const before = await endOffset('refusals');
@@ -197,15 +201,28 @@ describe('produce requests refused before the append', () => {
       'refusals',
       buildBatch([{ value: 'v' }], { baseOffset: 5 }),
     );
-    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.deepEqual([response.errorCode, response.errorMessage], [ErrorCode.INVALID_RECORD, null]);
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
+  });
+
+  it('a batch above the topic’s max.message.bytes is MESSAGE_TOO_LARGE, without a message, as in Kafka', async () => {
+    await createTopic(suite.client, 'refusals-small', {
+      numPartitions: 1,
+      configs: { 'max.message.bytes': '200' },
+    });
+    const response = await produceBatch(
+      suite.client,
+      'refusals-small',
+      buildBatch([{ value: Buffer.alloc(300, 0x61) }]),
+    );
+    assert.deepEqual([response.errorCode, response.errorMessage], [ErrorCode.MESSAGE_TOO_LARGE, null]);
   });
 
   it('two batches for one partition in one request are INVALID_RECORD, and neither is appended', async () => {
     const before = await endOffset('refusals');
     const two = Buffer.concat([buildBatch([{ value: 'a' }]), buildBatch([{ value: 'b' }])]);
     const response = await produceBatch(suite.client, 'refusals', two);
-    assert.equal(response.errorCode, ErrorCode.INVALID_RECORD);
+    assert.deepEqual([response.errorCode, response.errorMessage], [ErrorCode.INVALID_RECORD, null]);
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
   });
 
@@ -249,7 +266,7 @@ describe('produce requests refused before the append', () => {
     const before = await endOffset('refusals');
     // The next sequence and the same epoch: only the missing transactional flag is wrong.
     const plain = await produce(1, false);
-    assert.equal(plain.errorCode, ErrorCode.INVALID_TXN_STATE);
+    assert.deepEqual([plain.errorCode, plain.errorMessage], [ErrorCode.INVALID_TXN_STATE, null]);
     assert.equal(await endOffset('refusals'), before, 'nothing was appended');
     // Once the transaction has ended in the partition, the same producer may write outside one.
     const ended = await suite.client.call(ApiKey.END_TXN, 3, {

@@ -21,6 +21,7 @@ import { defineHandler, type RequestContext } from '../api-handler.js';
 import { AclOperation, authorizeTopic, authorizeTransactionalId } from '../authorization.js';
 import { INTERNAL_TOPICS } from '../metadata/metadata-cache.js';
 import { leaderPartition } from '../replica/leader-lookup.js';
+import type { LeaderAppendResult } from '../replica/partition.js';
 import { awaitReplication, type ReplicationWait } from '../replica/replicated-append.js';
 import {
   type VerificationFailure,
@@ -160,10 +161,8 @@ function produce(
         // Checked in the same step as the append: nothing can end the transaction in between.
         const guard = guards?.get(tpKey(topic.name, data.index));
         if (guard !== undefined && !partition.log.producerState.verifiedBy(guard.producerId, guard.guard)) {
-          return {
-            ...partitionResponse(data.index, ErrorCode.INVALID_TXN_STATE),
-            errorMessage: 'The transaction ended while the partition was being verified',
-          };
+          // Kafka's UnifiedLog.append throws InvalidTxnStateException here, answered without its text.
+          return partitionResponse(data.index, ErrorCode.INVALID_TXN_STATE);
         }
         // Filled from the append's result below; the append's `done` may mark it failed later.
         const response = partitionResponse(data.index, ErrorCode.NONE);
@@ -181,7 +180,7 @@ function produce(
         response.logAppendTimeMs = BigInt(result.logAppendTimeMs);
         response.logStartOffset = BigInt(partition.log.logStartOffset);
         if (result.recordErrors !== undefined) response.recordErrors = [...result.recordErrors];
-        response.errorMessage = result.errorMessage;
+        response.errorMessage = appendErrorMessage(result);
         if (result.errorCode === ErrorCode.NONE) {
           if (result.pending) writes.pending();
           if (request.acks === -1) {
@@ -224,11 +223,25 @@ function produce(
   return (written ?? Promise.resolve()).then(afterWrites);
 }
 
-/** A write that failed after the offsets were assigned: the log directory is in trouble, as Kafka reports it. */
+/**
+ * The text a partition's answer carries, as Kafka 3.9's LogAppendResult.errorMessage: only a refusal of named
+ * records (KIP-467's record errors, Kafka's RecordValidationException, the one exception it marks
+ * hasCustomErrorMessage) sends its message. Every other refusal of the append (MESSAGE_TOO_LARGE,
+ * NOT_ENOUGH_REPLICAS, KAFKA_STORAGE_ERROR, CORRUPT_MESSAGE, a whole batch's INVALID_RECORD, ...) is answered by its
+ * code alone, with a null message, so Brook's own wording stays inside the broker.
+ */
+function appendErrorMessage(result: LeaderAppendResult): string | null {
+  return result.recordErrors !== undefined && result.recordErrors.length > 0 ? result.errorMessage : null;
+}
+
+/**
+ * A write that failed after the offsets were assigned: the log directory is in trouble, as Kafka reports it (its
+ * KafkaStorageException, answered without a message).
+ */
 function storageFailed(response: ProduceResponsePartitionProduceResponse): void {
   response.errorCode = ErrorCode.KAFKA_STORAGE_ERROR;
   response.baseOffset = -1n;
-  response.errorMessage = 'the append could not be written to the log';
+  response.errorMessage = null;
 }
 
 /** acks=0: no response; a partition that failed closes the connection (after the responses before it). */
