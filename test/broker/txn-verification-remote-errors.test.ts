@@ -6,7 +6,9 @@
 // - CLUSTER_AUTHORIZATION_FAILED for the whole verification (the leader may not ask): INVALID_TXN_STATE, never the
 //   producer's own authorization error;
 // - NOT_COORDINATOR (the coordinator moved): NOT_ENOUGH_REPLICAS, which every producer retries;
-// - PRODUCER_FENCED (the coordinator has left the batch's epoch): INVALID_PRODUCER_EPOCH, with no error message.
+// - PRODUCER_FENCED (the coordinator has left the batch's epoch): INVALID_PRODUCER_EPOCH, with no error message;
+// - the transaction ended (a marker reached the partition) while the answer was on its way: INVALID_TXN_STATE with
+//   no error message, as Kafka's UnifiedLog.append refuses it (InvalidTxnStateException, answered by its code).
 // Two brokers in this process share a ZooKeeper; the coordinator's request interceptor answers the verification
 // where a case needs it. Nothing is appended for a refused partition.
 
@@ -85,7 +87,7 @@ describe('the leader converts a remote coordinator’s verification errors for t
       });
       coordinator = brokers[coordinatorId]!;
       const leaderId = 1 - coordinatorId;
-      const assignments = Object.fromEntries([0, 1, 2, 3, 4, 5].map((p) => [p, [leaderId]]));
+      const assignments = Object.fromEntries([0, 1, 2, 3, 4, 5, 6].map((p) => [p, [leaderId]]));
       await createTopic(wire, TOPIC, { assignments });
     } finally {
       wire.close();
@@ -158,8 +160,8 @@ describe('the leader converts a remote coordinator’s verification errors for t
     });
   }
 
-  async function endOffset(partition: number): Promise<bigint> {
-    const r = await leader!.call(ApiKey.LIST_OFFSETS, 5, {
+  async function endOffset(partition: number, client = leader!): Promise<bigint> {
+    const r = await client.call(ApiKey.LIST_OFFSETS, 5, {
       replicaId: -1,
       isolationLevel: 0,
       topics: [
@@ -261,6 +263,64 @@ describe('the leader converts a remote coordinator’s verification errors for t
       assert.equal(await endOffset(5), 0n, 'nothing appended');
     } finally {
       coordinator.interception.clear();
+    }
+  });
+
+  it('the transaction ends while the verification answer is on its way: INVALID_TXN_STATE, with no message', async () => {
+    const c = await WireClient.connect(coordinator.host, coordinator.port);
+    let release: (() => void) | null = null;
+    try {
+      const added = await c.call(ApiKey.ADD_PARTITIONS_TO_TXN, 3, {
+        transactions: [],
+        v3AndBelowTransactionalId: TID,
+        v3AndBelowProducerId: BigInt(producerId),
+        v3AndBelowProducerEpoch: producerEpoch,
+        v3AndBelowTopics: [{ name: TOPIC, partitions: [6] }],
+      });
+      assert.equal(
+        added.resultsByTopicV3AndBelow[0].resultsByPartition[0].partitionErrorCode,
+        ErrorCode.NONE,
+      );
+      // The coordinator verifies partition 6 (added: NONE), and its answer is held until the transaction ended.
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let verified = false;
+      coordinator.interception.set(
+        onKey<AddPartitionsToTxnRequest>(ApiKey.ADD_PARTITIONS_TO_TXN, (request) => {
+          if (request.apiVersion < 4) return undefined;
+          return request.handle().then(async (answer) => {
+            verified = true;
+            await held;
+            return answer;
+          });
+        }),
+      );
+      const refused = produce(6, 9);
+      await waitFor('the verification answered and held', async () => (verified ? true : undefined));
+      const ended = await c.call(ApiKey.END_TXN, 3, {
+        transactionalId: TID,
+        producerId: BigInt(producerId),
+        producerEpoch,
+        committed: false,
+      });
+      assert.equal(ended.errorCode, ErrorCode.NONE);
+      // Asked on a connection of its own: the leader's answers on the produce's connection come in order.
+      const leaderBroker = brokers.find((b) => b !== coordinator)!;
+      const other = await WireClient.connect(leaderBroker.host, leaderBroker.port);
+      try {
+        await waitFor('the abort marker in partition 6', async () =>
+          (await endOffset(6, other)) > 0n ? true : undefined,
+        );
+      } finally {
+        other.close();
+      }
+      release!();
+      const answer = await refused;
+      assert.deepEqual([answer.errorCode, answer.errorMessage], [ErrorCode.INVALID_TXN_STATE, null]);
+      assert.equal(await endOffset(6), 1n, 'only the marker is in the partition');
+    } finally {
+      (release as (() => void) | null)?.();
+      coordinator.interception.clear();
+      c.close();
     }
   });
 });
