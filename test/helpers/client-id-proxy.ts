@@ -3,12 +3,15 @@
 // a program gives its clients. The broker advertises the proxy, so clients that bootstrap through it stay behind
 // it. Frames pass unchanged both ways. With `sasl`, the broker also has a SASL_PLAINTEXT listener (PLAIN: alice,
 // bob and carol, as acl-broker.ts) that clients starting a SASL handshake reach through the proxy, and the proxy
-// records the user each client id logged in as.
+// records the user each client id logged in as. It also records the isolation level of each Fetch, and can
+// black-hole a connection from the first request of a chosen API and client id on (the request and all that follow
+// it on that connection are swallowed, as by a broker that stopped answering), to show a client's request timeout.
 
 import net from 'node:net';
 import { decodeRequestHeader } from '../../src/protocol/headers.js';
+import type { FetchRequest } from '../../src/protocol/messages/01-fetch.js';
 import { Reader } from '../../src/protocol/primitives/index.js';
-import { ApiKey } from '../../src/protocol/registry.js';
+import { ApiKey, getApi } from '../../src/protocol/registry.js';
 import { saslOverrides } from './acl-broker.js';
 import { type BrokerProcess, startBroker } from './broker-process.js';
 import { FrameSplitter } from './frame-splitter.js';
@@ -22,6 +25,15 @@ export interface ClientIdProxy {
   clientIds(apiKey?: number): Set<string>;
   /** With `sasl`: the PLAIN user each client id authenticated as (SaslAuthenticate), by client id. */
   saslUsers(): Map<string, string>;
+  /** The isolation levels (0 read_uncommitted, 1 read_committed) of the Fetch requests of `clientId`. */
+  fetchIsolationLevels(clientId: string): Set<number>;
+  /** When (Date.now()) each request of `apiKey` from `clientId` reached the proxy, in order. */
+  requestTimes(apiKey: number, clientId: string): number[];
+  /**
+   * Swallows the next request of `apiKey` from `clientId` and everything after it on its connection; resolves
+   * with the time it was swallowed. Other connections, later ones of the same client included, pass as before.
+   */
+  blackHole(apiKey: number, clientId: string): Promise<number>;
   /** Closes the proxy's connections and stops the broker. */
   stop(): Promise<void>;
 }
@@ -38,7 +50,8 @@ export async function startBrokerBehindClientIdProxy(
   options: { sasl?: boolean } = {},
 ): Promise<ClientIdProxy> {
   let upstreamPort = 0;
-  const seen: Array<{ apiKey: number; clientId: string }> = [];
+  const seen: Array<{ apiKey: number; clientId: string; atMs: number; isolationLevel?: number }> = [];
+  let hole: { apiKey: number; clientId: string; swallowed: (atMs: number) => void } | null = null;
   const users = new Map<string, string>();
   const sockets = new Set<net.Socket>();
   let saslPort = 0;
@@ -47,6 +60,7 @@ export async function startBrokerBehindClientIdProxy(
     // With `sasl`, a connection starts on the PLAINTEXT listener (ApiVersions is answered alike on both) and moves
     // to the SASL_PLAINTEXT one when the client starts a SASL handshake: who logs in and who does not both work.
     let switchable = options.sasl === true;
+    let swallowing = false;
     function connectUpstream(port: number): net.Socket {
       const socket = net.connect(port, '127.0.0.1');
       sockets.add(socket);
@@ -70,7 +84,20 @@ export async function startBrokerBehindClientIdProxy(
       for (const frame of requests.frames()) {
         const r = new Reader(frame.subarray(4));
         const { header } = decodeRequestHeader(r);
-        seen.push({ apiKey: header.requestApiKey, clientId: header.clientId ?? '' });
+        const clientId = header.clientId ?? '';
+        const atMs = Date.now();
+        const isolationLevel =
+          header.requestApiKey === ApiKey.FETCH
+            ? (getApi(ApiKey.FETCH).decodeRequest(r, header.requestApiVersion) as FetchRequest).isolationLevel
+            : undefined;
+        seen.push({ apiKey: header.requestApiKey, clientId, atMs, isolationLevel });
+        const h = hole;
+        if (h !== null && h.apiKey === header.requestApiKey && h.clientId === clientId) {
+          hole = null;
+          swallowing = true;
+          h.swallowed(atMs);
+        }
+        if (swallowing) continue;
         if (switchable && header.requestApiKey === ApiKey.SASL_HANDSHAKE) {
           const plain = upstream;
           upstream = connectUpstream(saslPort);
@@ -116,6 +143,21 @@ export async function startBrokerBehindClientIdProxy(
     },
     saslUsers(): Map<string, string> {
       return new Map(users);
+    },
+    fetchIsolationLevels(clientId: string): Set<number> {
+      return new Set(
+        seen
+          .filter((s) => s.clientId === clientId && s.isolationLevel !== undefined)
+          .map((s) => s.isolationLevel!),
+      );
+    },
+    requestTimes(apiKey: number, clientId: string): number[] {
+      return seen.filter((s) => s.apiKey === apiKey && s.clientId === clientId).map((s) => s.atMs);
+    },
+    blackHole(apiKey: number, clientId: string): Promise<number> {
+      return new Promise((swallowed) => {
+        hole = { apiKey, clientId, swallowed };
+      });
     },
     async stop(): Promise<void> {
       for (const s of sockets) s.destroy();

@@ -47,7 +47,11 @@ export interface KafkaBasedLogOptions {
   replicationFactor: number;
   onRecord: (record: ConsumerRecord) => void;
   log: Logger;
-  /** Read only committed transactions (the offsets topic under exactly-once source, KIP-618). */
+  /**
+   * Read only committed transactions whatever the settings say (the offsets and config topics under exactly-once
+   * source, KIP-618). Otherwise the consumer reads at the isolation level its settings give, read_uncommitted by
+   * default, as Kafka's stores leave the worker's `isolation.level` to their consumers.
+   */
   readCommitted?: boolean;
   /** Settings every client of the log starts from (security.protocol, ssl.*, sasl.* as client options). */
   clientOptions?: Record<string, unknown>;
@@ -142,7 +146,7 @@ export class KafkaBasedLog {
       ...this.baseOptions(),
       bootstrapServers: this.o.bootstrapServers,
       ...this.workerOptions('consumer'),
-      isolationLevel: this.o.readCommitted === true ? 'read_committed' : 'read_uncommitted',
+      ...this.forcedIsolation(),
       clientId: this.o.clientId,
       ...this.o.clients?.consumer,
       // The log reads every partition from its start by itself, whatever the settings say.
@@ -196,6 +200,22 @@ export class KafkaBasedLog {
   /** What every client of the log starts from: `clientOptions`, unless `clients` sets each client up. */
   private baseOptions(): Record<string, unknown> {
     return this.o.clients === undefined ? { ...this.o.clientOptions } : {};
+  }
+
+  /**
+   * read_committed when the log must read so, over the worker's `isolation.level`, with the warning of Kafka's
+   * ConnectUtils.ensureProperty when the worker asked for another level; nothing otherwise.
+   */
+  private forcedIsolation(): { isolationLevel?: 'read_committed' } {
+    if (this.o.readCommitted !== true) return {};
+    const asked = this.workerOptions('consumer').isolationLevel;
+    if (asked !== undefined && asked !== 'read_committed')
+      this.o.log.warn(
+        `The value '${String(asked)}' for the 'isolation.level' property will be ignored as it cannot be overridden ` +
+          `for the ${this.o.topic} consumer when exactly-once source support is enabled. ` +
+          `The value 'read_committed' will be used instead.`,
+      );
+    return { isolationLevel: 'read_committed' };
   }
 
   /** The worker's own settings for one client, unless `clients` sets each client up. */
@@ -420,9 +440,11 @@ export function clientIdBase(parsed: Readonly<Record<string, unknown>>): string 
  * KafkaStatusBackingStore and KafkaOffsetBackingStore, each store's consumer and producer are
  * `<clientIdBase>configs`, `statuses` or `offsets`, and the admin creating the topics is the worker's shared one,
  * `<clientIdBase>shared-admin` (ConnectDistributed). Every one of those clients starts from the worker config's own
- * keys (Kafka's `config.originals()`: `compression.type`, `request.timeout.ms`, the security keys). The
- * offsets topics are read read_committed unless exactly.once.source.support is disabled, so that offsets of an
- * aborted transaction are never seen; the config topic when it is enabled.
+ * keys (Kafka's `config.originals()`: `compression.type`, `request.timeout.ms`, `isolation.level`, the security
+ * keys). With exactly.once.source.support=enabled the offsets and config topics are read read_committed whatever
+ * the worker says, so that offsets and configs of an aborted transaction are never seen; the status topic, and
+ * every topic under `preparing` or `disabled`, at the worker's isolation.level (KafkaOffsetBackingStore,
+ * KafkaConfigBackingStore and KafkaStatusBackingStore configure()).
  */
 export function internalTopicLogs(
   config: WorkerConfig,
@@ -470,7 +492,8 @@ export function internalTopicLogs(
         topicConfigs: storageTopicSettings(config.raw, prefix, settingsLog),
         producerSettings,
       });
-  const offsetsReadCommitted = p['exactly.once.source.support'] !== 'disabled';
+  // As Kafka's DistributedConfig.exactlyOnceSourceEnabled(): `preparing` forces nothing.
+  const exactlyOnceEnabled = p['exactly.once.source.support'] === 'enabled';
   return {
     // With exactly-once enabled the leader writes configs in transactions (a zombie leader's are aborted): as
     // Kafka, the config topic is then read read_committed.
@@ -479,7 +502,7 @@ export function internalTopicLogs(
       1,
       p['config.storage.replication.factor'] as number,
       'configs',
-      p['exactly.once.source.support'] === 'enabled',
+      exactlyOnceEnabled,
       'config.storage.',
       CONFIG_AND_OFFSETS_STORE_PRODUCER,
     ),
@@ -500,7 +523,7 @@ export function internalTopicLogs(
         p['offset.storage.partitions'] as number,
         p['offset.storage.replication.factor'] as number,
         topic === undefined ? 'offsets' : `offsets-${topic}`,
-        offsetsReadCommitted,
+        exactlyOnceEnabled,
         'offset.storage.',
         CONFIG_AND_OFFSETS_STORE_PRODUCER,
         clients,
