@@ -295,6 +295,37 @@ export function workerOriginalsOptions(
   return options;
 }
 
+/**
+ * The worker keys Kafka's WorkerGroupMember gives the network client of its group membership (the ones Brook's
+ * client has): the group member is no consumer, and takes no other client key of the worker.
+ */
+const GROUP_MEMBER_CLIENT_KEYS = [
+  'request.timeout.ms',
+  'retry.backoff.ms',
+  'retry.backoff.max.ms',
+  'reconnect.backoff.ms',
+  'reconnect.backoff.max.ms',
+  'metadata.max.age.ms',
+  'socket.connection.setup.timeout.ms',
+] as const;
+
+/** DistributedConfig's request.timeout.ms default, longer than the clients' own 30 s. */
+const WORKER_REQUEST_TIMEOUT_MS_DEFAULT = 40_000;
+
+/**
+ * The client options of a distributed worker's group member from the worker config (Kafka's WorkerGroupMember):
+ * request.timeout.ms (40 s unless set), the retry and reconnect backoffs, metadata.max.age.ms and
+ * socket.connection.setup.timeout.ms. The security keys come with the worker's internal client options.
+ */
+export function groupMemberClientOptions(worker: Readonly<Record<string, string>>): Record<string, unknown> {
+  const own: Record<string, string> = {};
+  for (const key of GROUP_MEMBER_CLIENT_KEYS) if (worker[key] !== undefined) own[key] = worker[key];
+  return {
+    requestTimeoutMs: WORKER_REQUEST_TIMEOUT_MS_DEFAULT,
+    ...mapped('admin', [{ prefix: '', config: own }]),
+  };
+}
+
 /** The tls and sasl client options of Kafka's security keys (unprefixed); a ConfigException when they are wrong. */
 export function clientSecurity(props: Readonly<Record<string, string>>): Record<string, unknown> {
   const own: Record<string, string> = {};

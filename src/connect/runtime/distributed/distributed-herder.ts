@@ -17,7 +17,7 @@ import type { ConfigValue } from '../../api/config-def.js';
 import type { Connector, SourceConnector, TaskConfig } from '../../api/connector.js';
 import { ConnectException, RebalanceNeededException, RequestTargetError, RestError } from '../../errors.js';
 import { AbstractHerder, stateInfo } from '../abstract-herder.js';
-import type { ClientKind } from '../client-configs.js';
+import { type ClientKind, groupMemberClientOptions } from '../client-configs.js';
 import { CONNECTOR_GRACEFUL_SHUTDOWN_TIMEOUT_MS, stopConnectorWithin } from '../connector-stop.js';
 import { taskTransactionalId } from '../exactly-once-source-task.js';
 import type {
@@ -188,13 +188,15 @@ export class DistributedHerder extends AbstractHerder implements Herder {
 
   /**
    * Kafka's DistributedHerder names the group member's client `client.id`, else `connect-<worker id>` (the
-   * advertised REST host and port), so that each worker of a group shows under its own id in quotas and logs.
+   * advertised REST host and port), so that each worker of a group shows under its own id in quotas and logs. Its
+   * timeouts and backoffs are the worker's (WorkerGroupMember: request.timeout.ms, retry and reconnect backoffs...).
    */
   private openGroup(): { cluster: Cluster; member: WorkerGroupMember } {
     const p = this.worker.o.config.parsed;
     const clientId = (p['client.id'] as string) || `connect-${this.worker.workerId}`;
     const cluster = new Cluster({
       ...this.worker.internalClientOptions,
+      ...groupMemberClientOptions(this.worker.o.config.raw),
       bootstrapServers: this.worker.o.config.bootstrapServers,
       clientId,
     });
