@@ -47,9 +47,11 @@ const CONSUMER: Record<string, [field: string, kind: Kind]> = {
   'default.api.timeout.ms': ['defaultApiTimeoutMs', 'int'],
 };
 
+// `retries` is a producer and an admin key in Kafka, not a consumer one.
 const ADMIN: Record<string, [field: string, kind: Kind]> = {
   ...COMMON,
   'default.api.timeout.ms': ['defaultApiTimeoutMs', 'int'],
+  retries: ['retries', 'int'],
 };
 
 const PRODUCER: Record<string, [field: string, kind: Kind]> = {
@@ -63,6 +65,7 @@ const PRODUCER: Record<string, [field: string, kind: Kind]> = {
   'enable.idempotence': ['idempotent', 'bool'],
   'delivery.timeout.ms': ['deliveryTimeoutMs', 'int'],
   'transaction.timeout.ms': ['transactionTimeoutMs', 'int'],
+  retries: ['retries', 'int'],
   acks: ['acks', 'string'],
 };
 
