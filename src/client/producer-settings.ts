@@ -50,6 +50,13 @@ export function resolveProducerSettings(
     throw new ConfigError('an idempotent producer needs acks=all');
   }
   const transactional = options.transactionalId !== undefined;
+  // Kafka's rule (ProducerConfig.postProcessAndValidateIdempotenceConfigs): retries=0 turns the default idempotence
+  // off, and is refused with idempotence asked for, or a transactional.id, which needs it.
+  const noRetries = options.retries === 0;
+  if (noRetries && options.idempotent === true)
+    throw new ConfigError('Must set retries to non-zero when using the idempotent producer.');
+  if (noRetries && transactional)
+    throw new ConfigError('Cannot set a transactional.id without also enabling idempotence.');
   if (transactional) {
     // Kafka's rule: a transactional producer is idempotent; turning idempotence off is a configuration error.
     if (options.idempotent === false) {
@@ -58,7 +65,7 @@ export function resolveProducerSettings(
     if (acks !== -1) throw new ConfigError('a transactional producer needs acks=all');
     if (options.transactionalId === '') throw new ConfigError('transactional.id must not be empty');
   }
-  const idempotent = transactional || (options.idempotent ?? acks === -1);
+  const idempotent = transactional || (options.idempotent ?? (acks === -1 && !noRetries));
   const lingerMs = options.lingerMs ?? 5;
   const codec = compressionTypeFromName(options.compression ?? 'none');
   if (codec === undefined) throw new ConfigError(`unknown compression '${options.compression}'`);
