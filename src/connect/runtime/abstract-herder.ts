@@ -18,7 +18,7 @@ import {
 } from '../api/connector.js';
 import { ConnectException, RestError } from '../errors.js';
 import { aliasConfigKeys } from './alias-config-keys.js';
-import { type ClientKind, clientOverrides } from './client-configs.js';
+import { type ClientKind, clientOverrides, workerOriginalsOptions } from './client-configs.js';
 import { addErrors, sinkConnectorDef, sinkTopicErrors, sourceConnectorDef } from './connector-config.js';
 import type { ConfigInfos, ConfigKeyInfo, ConnectorOffset, PluginInfo } from './herder.js';
 import { CONNECT_LOGGERS, type LoggerLevel, log4jLevel } from './loggers.js';
@@ -79,11 +79,19 @@ export abstract class AbstractHerder {
     return this.worker.workerId;
   }
 
+  /**
+   * As Kafka's WorkerConfig.lookupKafkaClusterId, whose admin client is made of the worker config's originals: its
+   * client keys (request.timeout.ms...) and its `client.id`, which names the admin on the wire.
+   */
   async kafkaClusterId(): Promise<string | null> {
     if (this.clusterId !== undefined) return this.clusterId;
+    const raw = this.worker.o.config.raw;
+    const clientId = (raw['client.id'] ?? '').trim();
     const admin = new Admin({
       ...this.worker.internalClientOptions,
+      ...workerOriginalsOptions('admin', raw),
       bootstrapServers: this.worker.o.config.bootstrapServers,
+      ...(clientId === '' ? {} : { clientId }),
     });
     try {
       this.clusterId = (await admin.describeCluster()).clusterId;
