@@ -213,6 +213,11 @@ export class TxnWorkload {
         groupId: this.o.groupId,
         isolationLevel: 'read_committed',
         enableAutoCommit: false,
+        // The processor positions itself at the group's committed offsets and must never move past input it did
+        // not read: under Kafka's default (latest) an OFFSET_OUT_OF_RANGE from a deposed leader with a shorter log
+        // (one a fresh consumer's first metadata can name, README F9) moves the position to the end, as Kafka's
+        // consumer does. With none the session fails and the next one starts from the committed offsets.
+        autoOffsetReset: 'none',
         ...CLIENT_TIMEOUTS,
       });
       try {
