@@ -3,6 +3,31 @@
 /** A fatal error of the processing: the thread stops (a FAIL from a handler, a processor's exception). */
 export class StreamsError extends Error {
   override name = 'StreamsException';
+  /**
+   * Kafka's StreamsException.taskId(): the task the error came from ("0_1"), null when it cannot be traced back to
+   * one. The thread sets it where Kafka's TaskExecutor and TaskManager do: a task's processing and punctuation, and
+   * its commit during a revocation or a close (a periodic commit leaves it null, as Kafka's does).
+   */
+  taskId: string | null = null;
+}
+
+/**
+ * Kafka's TaskManager.maybeWrapTaskException: a StreamsError is given the task's id; any other error becomes one,
+ * with the error as its cause and, as Java's StreamsException(Throwable), the error's name and message as its own.
+ */
+export function taskError(e: unknown, taskId: string): StreamsError {
+  if (e instanceof StreamsError) {
+    e.taskId = taskId;
+    return e;
+  }
+  const wrapped = new StreamsError(String(e), { cause: e });
+  wrapped.taskId = taskId;
+  return wrapped;
+}
+
+/** Kafka's ProcessorStateException: a store that failed to flush (its cache, or itself). */
+export class ProcessorStateError extends StreamsError {
+  override name = 'ProcessorStateException';
 }
 
 /** A configuration value that is missing or wrong. */

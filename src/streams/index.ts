@@ -22,7 +22,7 @@ export {
   StreamJoined,
   TableJoined,
 } from './dsl-options.js';
-export { StreamsError } from './errors.js';
+export { ProcessorStateError, StreamsError } from './errors.js';
 export { GlobalKTable } from './global-ktable.js';
 export { JoinWindows } from './join-windows.js';
 export {

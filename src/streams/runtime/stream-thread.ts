@@ -44,7 +44,7 @@ import { isFatalTransactionError } from '../../client/transactions.js';
 import type { Logger } from '../../common/logger.js';
 import { ErrorCode } from '../../protocol/errors.js';
 import type { ResolvedConfig } from '../config.js';
-import { FailedProcessingError, StreamsError } from '../errors.js';
+import { FailedProcessingError, StreamsError, taskError } from '../errors.js';
 import type { Header, StateRestoreListener } from '../processor.js';
 import {
   type ProducedRecord,
@@ -177,6 +177,8 @@ export class StreamThread {
   /** "changelog:partition" -> last offset held by an in-memory store a standby handed over (until restored). */
   private readonly handedOffsets = new Map<string, number>();
   private sendError: Error | null = null;
+  /** The task whose record's send set sendError (Kafka keeps a send error in that task's RecordCollector). */
+  private sendErrorTaskId: string | null = null;
   private sendsInFlight = 0;
   private lastCommitMs = Date.now();
   private commitRequested = false;
@@ -420,7 +422,7 @@ export class StreamThread {
     // Under EOS nothing is processed (nor punctuated, nor committed) before the producer can open transactions.
     if (!this.producerCanTransact()) return;
     this.processQueued(now);
-    for (const task of this.tasks.values()) task.punctuate('WALL_CLOCK_TIME', now);
+    for (const task of this.tasks.values()) this.asTask(task, () => task.punctuate('WALL_CLOCK_TIME', now));
     if (this.sendError !== null) throw this.sendError;
     if (this.sendsInFlight > SENDS_IN_FLIGHT_MAX) await this.flushSends();
     if (
@@ -534,17 +536,31 @@ export class StreamThread {
       this.hooks.log(`${this.name}: no task for ${key}`);
       return; // revoked meanwhile
     }
-    task.process({
-      topic: this.logicalTopic(r.topic),
-      partition: r.partition,
-      offset: r.offset,
-      timestamp: r.timestamp,
-      key: r.key,
-      value: r.value,
-      headers: r.headers as Header[],
-    });
+    this.asTask(task, () =>
+      task.process({
+        topic: this.logicalTopic(r.topic),
+        partition: r.partition,
+        offset: r.offset,
+        timestamp: r.timestamp,
+        key: r.key,
+        value: r.value,
+        headers: r.headers as Header[],
+      }),
+    );
     this.consumed.set(key, r.offset + 1);
     this.processed++;
+  }
+
+  /**
+   * Runs a task's work; an error comes out with the task's id (Kafka's TaskExecutor.processTask and punctuate,
+   * TaskManager.maybeWrapTaskException), except a task migration, which the thread handles as it is.
+   */
+  private asTask<T>(task: Task, work: () => T): T {
+    try {
+      return work();
+    } catch (e) {
+      throw this.migrationOf(e) === null ? taskError(e, task.id) : e;
+    }
   }
 
   private readonly collector: RecordCollector = {
@@ -596,6 +612,7 @@ export class StreamThread {
     context: ProductionErrorHandlerContext,
     e: Error,
   ): void {
+    this.sendErrorTaskId = context.taskId;
     const message = `Error encountered sending record to topic ${record.topic} for task ${context.taskId} due to:\n${e.message}`;
     const kind = sendErrorKind(e);
     if (kind !== 'handled') {
@@ -651,15 +668,38 @@ export class StreamThread {
   }
 
   /**
+   * A commit's sends flushed while tasks are revoked or closed: a failed send comes out with the id of the task
+   * that sent the record, as Kafka's per-task RecordCollector throws it from that task's prepareCommit.
+   */
+  private async flushSendsOfTasks(): Promise<void> {
+    try {
+      await this.flushSends();
+    } catch (e) {
+      const taskId = this.sendErrorTaskId;
+      throw e !== this.sendError || taskId === null || this.migrationOf(e) !== null
+        ? e
+        : taskError(e, taskId);
+    }
+  }
+
+  /**
    * Commits everything processed so far. at_least_once: records acknowledged, stores flushed, offsets committed,
    * checkpoints written. exactly_once_v2: records acknowledged, stores flushed, the offsets sent into the
    * transaction, which then commits; no checkpoint (see the header).
    */
-  async commit(): Promise<void> {
+  async commit(closing: ReadonlySet<Task> | null = null): Promise<void> {
     this.commitRequested = false;
-    for (const task of this.tasks.values()) task.flushCaches();
-    await this.flushSends();
-    for (const task of this.tasks.values()) task.flush();
+    // Revoked or closed tasks first, as Kafka's handleRevocation prepares them before the others it commits along.
+    const tasks =
+      closing === null
+        ? [...this.tasks.values()]
+        : [...this.tasks.values()].sort((a, b) => Number(closing.has(b)) - Number(closing.has(a)));
+    // Kafka names the task of an error only when tasks are revoked or closed (TaskManager.handleRevocation and
+    // tryCloseCleanActiveTasks); its periodic commit lets a task's error go up as it is.
+    const ofTask = <T>(task: Task, work: () => T): T => (closing === null ? work() : this.asTask(task, work));
+    for (const task of tasks) ofTask(task, () => task.flushCaches());
+    await (closing === null ? this.flushSends() : this.flushSendsOfTasks());
+    for (const task of tasks) ofTask(task, () => task.flush());
     const offsets: (TopicPartition & { offset: number })[] = [];
     for (const [tp, offset] of this.consumed) offsets.push({ ...topicPartitionOfKey(tp), offset });
     if (this.eos) {
@@ -682,7 +722,7 @@ export class StreamThread {
     for (const o of offsets)
       if (this.sourceChangelogTopics.has(o.topic)) this.changelogOffsets.set(partitionKey(o), o.offset - 1);
     this.consumed.clear();
-    if (!this.eos) for (const task of this.tasks.values()) this.checkpoint(task);
+    if (!this.eos) for (const task of tasks) ofTask(task, () => this.checkpoint(task));
     this.lastCommitMs = Date.now();
   }
 
@@ -727,6 +767,7 @@ export class StreamThread {
     this.inTransaction = false;
     this.sendsInFlight = 0;
     this.sendError = null;
+    this.sendErrorTaskId = null;
     // Its records not sent yet are failed at once (their outcomes are ignored: send()).
     fenced.close(0).catch((err: unknown) => {
       this.hooks.log(`${this.name}: closing the fenced producer: ${(err as Error).message}`);
@@ -768,8 +809,11 @@ export class StreamThread {
     this.hooks.log(`${this.name}: revoked ${tps.map((tp) => `${tp.topic}-${tp.partition}`).join(', ')}`);
     this.setState('PARTITIONS_REVOKED');
     if (this.tasks.size === 0) return;
+    const revoked = new Set(tps.map((tp) => partitionKey(tp)));
+    const revokedTasks = new Set<Task>();
+    for (const [k, task] of this.taskOfPartition) if (revoked.has(k)) revokedTasks.add(task);
     try {
-      await this.commit();
+      await this.commit(revokedTasks);
     } catch (e) {
       // Every task is dropped (the revoked ones included: their new owner starts from the last commit).
       const why = this.migrationOf(e);
@@ -777,10 +821,8 @@ export class StreamThread {
       await this.onTaskMigrated(why, e as Error);
       return;
     }
-    const revoked = new Set(tps.map((tp) => partitionKey(tp)));
     for (const [id, task] of this.tasks) {
-      const owned = [...this.taskOfPartition].filter(([, t]) => t === task).map(([k]) => k);
-      if (!owned.some((k) => revoked.has(k))) continue;
+      if (!revokedTasks.has(task)) continue;
       // Closed cleanly after a commit: under EOS too, its stores match its changelogs now.
       if (this.eos) this.checkpoint(task);
       this.closeTask(id, task);
@@ -920,6 +962,7 @@ export class StreamThread {
     }
     return new Task(st, partition, {
       applicationId,
+      threadName: this.name,
       topology: this.topology,
       collector: this.collector,
       realTopic: this.realTopic,
@@ -949,6 +992,7 @@ export class StreamThread {
       appConfigs: this.config.appConfigs,
       wallClockMs: () => Date.now(),
       log: (m) => this.hooks.log(m),
+      isTaskMigration: (e) => this.migrationOf(e) !== null,
       requestCommit: () => {
         this.commitRequested = true;
       },
@@ -1220,9 +1264,16 @@ export class StreamThread {
     let clean = false;
     try {
       if (wasRunning && this.sendError === null) {
-        await this.commit();
+        await this.commit(new Set(this.tasks.values()));
         clean = true;
       }
+    } catch (e) {
+      // Kafka's StreamThread.completeShutdown logs what the task manager's shutdown threw and closes the rest.
+      const task = e instanceof StreamsError && e.taskId !== null ? ` (task ${e.taskId})` : '';
+      this.hooks.log(
+        `${this.name}: Failed to close task manager due to the following error${task}: ${(e as Error).message}`,
+      );
+      throw e;
     } finally {
       if (!clean) await this.abortTransaction();
       for (const [id, task] of this.tasks) {

@@ -71,7 +71,8 @@ function fail(e: unknown): void {
   const error = e instanceof Error ? e : new Error(String(e));
   const c = error.cause;
   const cause = c instanceof Error ? { name: c.name, message: c.message, stack: c.stack } : undefined;
-  post({ type: 'error', name: error.name, message: error.message, stack: error.stack, cause });
+  const taskId = error instanceof StreamsError ? error.taskId : undefined;
+  post({ type: 'error', name: error.name, message: error.message, stack: error.stack, taskId, cause });
 }
 
 async function build(): Promise<StreamThread> {

@@ -8,9 +8,8 @@
 // punctuate()* -> close(). Stream time is the largest record timestamp the task has seen.
 
 import assert from 'node:assert/strict';
-import { KafkaProtocolError } from '../../client/errors.js';
 import { keyPartition } from '../../client/partitioners.js';
-import { FailedProcessingError, MissingSerdeError, StreamsError } from '../errors.js';
+import { FailedProcessingError, MissingSerdeError, ProcessorStateError, StreamsError } from '../errors.js';
 import { resolveSerde } from '../kgrouped-table.js';
 import type { ErrorHandlerContext, ProcessingExceptionHandler } from '../processing-exception-handler.js';
 import {
@@ -100,6 +99,8 @@ export type DeserializationExceptionHandler = (
 
 export interface TaskEnvironment {
   applicationId: string;
+  /** The name of the stream thread that runs the task, for its errors' prefix; absent: none (a test driver). */
+  threadName?: string;
   topology: Topology;
   collector: RecordCollector;
   /** The real name of a topology topic (internal topics get the application id prefix). */
@@ -133,6 +134,11 @@ export interface TaskEnvironment {
   /** The application's properties (ProcessorContext.appConfigs()); absent: none given. */
   appConfigs?: { readonly [key: string]: unknown };
   log(message: string): void;
+  /**
+   * Whether an error is a task migration (Kafka's TaskMigratedException), which the thread handles and no handler
+   * is told of; absent: none is (a test driver).
+   */
+  isTaskMigration?(e: Error): boolean;
   /** A processor asked for a commit. */
   requestCommit(): void;
   /** The thread's record cache budget; absent or null: no caching (statestore.cache.max.bytes 0). */
@@ -502,16 +508,19 @@ export class Task {
   }
 
   /**
-   * Whether an error a processor threw is one the processing exception handler is told of (Kafka's
-   * ProcessorNode.process hands over every RuntimeException, a ConfigException or a StreamsException from a sink
-   * below included): not one already handled below (FailedProcessingError), not a client error that carries a
-   * Kafka error code (Kafka's TaskMigrated / TaskCorrupted exceptions pass the same way), and not a missing
-   * serde, itself or as a cause (Kafka fails on it when the task initializes, before any handler could be asked).
+   * Whether an error a processor threw is one the processing exception handler is told of. Kafka's
+   * ProcessorNode.process hands over every RuntimeException (a KafkaException with an error code, a ConfigException
+   * or a StreamsException from a sink below included) but three: a FailedProcessingException (already handled
+   * below), and a TaskMigratedException or TaskCorruptedException, which the thread handles; Brook's thread tells
+   * which errors are task migrations (its producer fenced under EOS), and has no task corruption during processing.
+   * A missing serde, itself or as a cause, is kept from the handler too (Kafka fails on it when the task
+   * initializes, before any handler could be asked).
    */
   private handleable(e: unknown): e is Error {
     if (!(e instanceof Error) || e instanceof FailedProcessingError) return false;
+    if (this.env.isTaskMigration?.(e)) return false;
     for (let c: unknown = e, depth = 0; c instanceof Error && depth < 4; c = c.cause, depth++)
-      if (c instanceof KafkaProtocolError || c instanceof MissingSerdeError) return false;
+      if (c instanceof MissingSerdeError) return false;
     return true;
   }
 
@@ -770,8 +779,11 @@ export class Task {
   /**
    * Empties the record caches: their latest values go to the stores, changelogs and downstream. Called before
    * a commit flushes the producer, so that what they forward is acknowledged before the offsets are committed.
+   * As Kafka's ProcessorStateManager.flushCache, a store that fails does not keep the others from flushing; the
+   * first error is thrown after all.
    */
   flushCaches(): void {
+    const first = new FirstError();
     for (const s of this.stores.values())
       if (
         s instanceof CachingTimestampedStore ||
@@ -779,19 +791,65 @@ export class Task {
         s instanceof CachingTimestampedWindowStore ||
         s instanceof CachingSessionStore
       )
-        s.flushCache();
+        this.flushing(first, s.name, 'cache of store', () => s.flushCache());
     // After the caches: what they forward may reach a suppression and change its buffer.
-    for (const s of this.stores.values()) if (s instanceof SuppressBuffer) s.logDirty();
+    for (const s of this.stores.values())
+      if (s instanceof SuppressBuffer) this.flushing(first, s.name, 'cache of store', () => s.logDirty());
+    first.rethrow();
   }
 
-  /** Flushes the stores' engines (the changelog records are the collector's to flush). */
+  /**
+   * Flushes the stores' engines (the changelog records are the collector's to flush); as Kafka's
+   * ProcessorStateManager.flush, every store, the first error thrown after.
+   */
   flush(): void {
-    for (const s of this.stores.values()) s.flush();
+    const first = new FirstError();
+    for (const s of this.stores.values()) this.flushing(first, s.name, 'state store', () => s.flush());
+    first.rethrow();
+  }
+
+  /**
+   * Runs one store's flush; an error is logged and kept if it is the first. One that is not a StreamsError (a
+   * store's own failure) is wrapped with the task and the store named, as Kafka's "Failed to flush cache of store";
+   * a StreamsError (a processor's below a cache, a handler's FAIL) is kept as it is.
+   */
+  private flushing(first: FirstError, store: string, what: string, flush: () => void): void {
+    try {
+      flush();
+    } catch (e) {
+      const message = `Failed to flush ${what} ${store}`;
+      this.env.log(`${this.logPrefix}${message}: ${e instanceof Error ? e.message : String(e)}`);
+      first.keep(
+        e instanceof StreamsError ? e : new ProcessorStateError(`${this.logPrefix}${message}`, { cause: e }),
+      );
+    }
+  }
+
+  /** Kafka's log context of a task: "stream-thread [name] stream-task [0_1] ". */
+  private get logPrefix(): string {
+    const thread = this.env.threadName === undefined ? '' : `stream-thread [${this.env.threadName}] `;
+    return `${thread}stream-task [${this.id}] `;
   }
 
   close(): void {
     for (const node of this.nodes.values()) node.processor.close?.();
     for (const s of this.stores.values()) s.close();
     this.stores.clear();
+  }
+}
+
+/** The first of the errors of a loop that goes on past them, thrown once the loop is done. */
+class FirstError {
+  private error: unknown = undefined;
+  private caught = false;
+
+  keep(e: unknown): void {
+    if (this.caught) return;
+    this.caught = true;
+    this.error = e;
+  }
+
+  rethrow(): void {
+    if (this.caught) throw this.error;
   }
 }

@@ -72,6 +72,8 @@ export type FromWorker =
       name: string;
       message: string;
       stack: string | undefined;
+      /** A StreamsException's task id (StreamsError.taskId); absent for other errors. */
+      taskId?: string | null;
       /** The error's cause, one level (a processing error under the task's StreamsException). */
       cause?: { name: string; message: string; stack: string | undefined };
     }

@@ -350,9 +350,18 @@ export function workerStoreView(
   });
 }
 
-/** An error posted by a worker (name, message, stack), made an Error again on this side. */
-function rebuiltError(posted: { name: string; message: string; stack: string | undefined }): Error {
-  const error = new Error(posted.message);
+/**
+ * An error posted by a worker (name, message, stack), made an Error again on this side; a StreamsError (it posts a
+ * task id, null or not) is made a StreamsError again, with its task id.
+ */
+function rebuiltError(posted: {
+  name: string;
+  message: string;
+  stack: string | undefined;
+  taskId?: string | null;
+}): Error {
+  const error = posted.taskId === undefined ? new Error(posted.message) : new StreamsError(posted.message);
+  if (error instanceof StreamsError) error.taskId = posted.taskId ?? null;
   error.name = posted.name;
   if (posted.stack !== undefined) error.stack = posted.stack;
   return error;
