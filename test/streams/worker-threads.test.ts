@@ -20,6 +20,7 @@ import {
   Serdes,
   StoreQueryParameters,
   StreamsBuilder,
+  StreamsError,
 } from '../../src/streams/index.js';
 import { waitUntil } from '../helpers/wait.js';
 import { buildCountTopology } from './fixtures/worker-apps.js';
@@ -180,11 +181,14 @@ describe('stream threads in worker threads', () => {
       'buildThrowingTopology',
     );
     const errors: string[] = [];
+    const taskIds: (string | null)[] = [];
     const states: KafkaStreamsState[] = [];
     streams.setStateListener((s) => states.push(s));
     streams.setUncaughtExceptionHandler((e) => {
       // processing.exception.handler's default fails with Kafka's StreamsException, the processor's error its cause.
       errors.push((e.cause as Error | undefined)?.message ?? e.message);
+      // Its task id crosses from the worker (Kafka's StreamsException.taskId()).
+      taskIds.push(e instanceof StreamsError ? e.taskId : null);
       return 'REPLACE_THREAD';
     });
     const produce = async (partition: number, value: string): Promise<void> => {
@@ -253,6 +257,7 @@ describe('stream threads in worker threads', () => {
       const boom = out.filter((r) => r.value.startsWith('BOOM@')).map((r) => Number(r.value.split('@')[1]));
       assert.ok(boom.length >= 1 && boom.every((id) => id !== failedId), `BOOM by ${boom}`);
       assert.deepEqual(errors, ['boom']);
+      assert.deepEqual(taskIds, ['0_0']);
       assert.ok(!states.includes('ERROR'));
     } finally {
       await streams.close();
