@@ -6,7 +6,8 @@
 // as Kafka's ProcessorNode hands over every error but a task migration or corruption.
 
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
+import { Admin } from '../../src/client/admin.js';
 import { KafkaProtocolError } from '../../src/client/errors.js';
 import { Producer } from '../../src/client/producer.js';
 import { ErrorCode } from '../../src/protocol/errors.js';
@@ -123,9 +124,28 @@ describe("a StreamsException's task id and a failing cache flush through a broke
       'sx-in-5': 1,
       'sx-in-6': 1,
       'sx-out-6': 1,
+      'sx-in-7': 1,
     },
-    7,
+    8,
   );
+
+  before(async () => {
+    // A topic that refuses records over 1 KiB (MESSAGE_TOO_LARGE), for a send that fails at close.
+    const admin = new Admin({ bootstrapServers: broker.bootstrap });
+    try {
+      const [r] = await admin.createTopics([
+        {
+          topic: 'sx-small-7',
+          numPartitions: 1,
+          replicationFactor: 1,
+          configs: { 'max.message.bytes': '1024' },
+        },
+      ]);
+      assert.equal(r!.error, null);
+    } finally {
+      await admin.close();
+    }
+  });
 
   it("a processing error reaches the uncaught exception handler with its task's id", async () => {
     const builder = new StreamsBuilder();
@@ -357,5 +377,44 @@ describe("a StreamsException's task id and a failing cache flush through a broke
       await streams.close();
       await follower.stop();
     }
+  });
+
+  it("a send that fails during the commit at close is logged with its record's task id", async () => {
+    // The cached aggregate reaches the sink only when the close's commit flushes the cache; the topic refuses it.
+    const builder = new StreamsBuilder();
+    builder
+      .stream('sx-in-7', Consumed.with(S, S))
+      .groupByKey()
+      .reduce((a, b) => a + b)
+      .toStream()
+      .to('sx-small-7', Produced.with(S, S));
+    const streams = new KafkaStreams(
+      builder.build(),
+      appConfig(broker.bootstrap, 'sx-send', broker.dirs[7]!, { 'commit.interval.ms': 600_000 }),
+    );
+    const logged: string[] = [];
+    streams.setLogger((m) => logged.push(m));
+    try {
+      await streams.start();
+      await waitUntil(
+        () => streams.state() === 'RUNNING',
+        60_000,
+        () => streams.state(),
+      );
+      await produceTo(broker.bootstrap, 'sx-in-7', [{ partition: 0, value: 'x'.repeat(4000) }]);
+      await waitUntil(
+        () => streams.processedRecords() === 1,
+        60_000,
+        () => `processed ${streams.processedRecords()}`,
+      );
+    } finally {
+      await streams.close();
+    }
+    const closing = logged.filter((m) => m.includes('Failed to close task manager'));
+    assert.equal(closing.length, 1);
+    assert.match(
+      closing[0]!,
+      /^sx-send-[0-9a-f-]{36}-StreamThread-1: Failed to close task manager due to the following error \(task 0_0\): Error encountered sending record to topic sx-small-7 for task 0_0 due to:\nMESSAGE_TOO_LARGE/,
+    );
   });
 });
