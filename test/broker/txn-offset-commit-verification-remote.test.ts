@@ -10,7 +10,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, startInProcessBroker } from '../helpers/in-process-broker.js';
-import { untilSettled } from '../helpers/txn-session.js';
+import { txnOffsetCommitBody, untilSettled } from '../helpers/txn-session.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -73,21 +73,7 @@ it('a TxnOffsetCommit verified by a remote transaction coordinator is refused un
     const commit = () =>
       untilSettled(
         () =>
-          groupCoordinator.call(ApiKey.TXN_OFFSET_COMMIT, 3, {
-            ...producer,
-            groupId: GROUP,
-            generationId: -1,
-            memberId: '',
-            groupInstanceId: null,
-            topics: [
-              {
-                name: TOPIC,
-                partitions: [
-                  { partitionIndex: 0, committedOffset: 9n, committedLeaderEpoch: -1, committedMetadata: '' },
-                ],
-              },
-            ],
-          }),
+          groupCoordinator.call(ApiKey.TXN_OFFSET_COMMIT, 3, txnOffsetCommitBody(producer, GROUP, TOPIC, 9n)),
         (r) => r.topics[0].partitions[0].errorCode,
       ).then((r) => r.topics[0].partitions[0].errorCode as number);
 

@@ -12,7 +12,7 @@ import { ErrorCode } from '../../src/protocol/errors.js';
 import { ApiKey } from '../../src/protocol/registry.js';
 import { type BrokerProcess, startBroker } from '../helpers/broker-process.js';
 import { alterConfigs, CLUSTER_DEFAULT } from '../helpers/dynamic-configs.js';
-import { callCoordinator } from '../helpers/txn-session.js';
+import { callCoordinator, txnOffsetCommitBody } from '../helpers/txn-session.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 
 const TOPIC = 'txn-offsets-verified';
@@ -86,22 +86,11 @@ describe('TxnOffsetCommit with transaction.partition.verification.enable', () =>
     producer: { producerId: bigint; producerEpoch: number },
     offset: bigint,
   ): Promise<number> {
-    const r = await client.call(ApiKey.TXN_OFFSET_COMMIT, version, {
-      transactionalId,
-      groupId: GROUP,
-      ...producer,
-      generationId: -1,
-      memberId: '',
-      groupInstanceId: null,
-      topics: [
-        {
-          name: TOPIC,
-          partitions: [
-            { partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' },
-          ],
-        },
-      ],
-    });
+    const r = await client.call(
+      ApiKey.TXN_OFFSET_COMMIT,
+      version,
+      txnOffsetCommitBody({ transactionalId, ...producer }, GROUP, TOPIC, offset),
+    );
     return r.topics[0].partitions[0].errorCode;
   }
 

@@ -17,7 +17,7 @@ import type { UpdateMetadataRequest } from '../../src/protocol/messages/06-updat
 import { ApiKey } from '../../src/protocol/registry.js';
 import { agreedController, waitFor } from '../helpers/cluster.js';
 import { type InProcessBroker, onKey, startInProcessBroker } from '../helpers/in-process-broker.js';
-import { untilSettled } from '../helpers/txn-session.js';
+import { txnOffsetCommitBody, untilSettled } from '../helpers/txn-session.js';
 import { createTopic, WireClient } from '../helpers/wire-client.js';
 import { startTestZooKeeper } from '../helpers/zookeeper.js';
 
@@ -148,21 +148,7 @@ it('AddOffsetsToTxn before the coordinator knows __consumer_offsets adds the gro
     const groupCoordinator = await connect(groupLeader);
     const committed = await untilSettled(
       () =>
-        groupCoordinator.call(ApiKey.TXN_OFFSET_COMMIT, 3, {
-          ...producer,
-          groupId: GROUP,
-          generationId: -1,
-          memberId: '',
-          groupInstanceId: null,
-          topics: [
-            {
-              name: INPUT,
-              partitions: [
-                { partitionIndex: 0, committedOffset: 42n, committedLeaderEpoch: -1, committedMetadata: '' },
-              ],
-            },
-          ],
-        }),
+        groupCoordinator.call(ApiKey.TXN_OFFSET_COMMIT, 3, txnOffsetCommitBody(producer, GROUP, INPUT, 42n)),
       (r) => r.topics[0].partitions[0].errorCode,
     );
     assert.equal(committed.topics[0].partitions[0].errorCode, ErrorCode.NONE, 'TxnOffsetCommit');

@@ -19,6 +19,30 @@ const RETRIABLE = new Set<number>([
   ErrorCode.CONCURRENT_TRANSACTIONS,
 ]);
 
+/** A TxnOffsetCommit body committing `offset` for partition 0 of `topic`, outside any consumer generation. */
+export function txnOffsetCommitBody(
+  producer: { transactionalId: string; producerId: bigint; producerEpoch: number },
+  groupId: string,
+  topic: string,
+  offset: bigint,
+) {
+  return {
+    ...producer,
+    groupId,
+    generationId: -1,
+    memberId: '',
+    groupInstanceId: null,
+    topics: [
+      {
+        name: topic,
+        partitions: [
+          { partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' },
+        ],
+      },
+    ],
+  };
+}
+
 /** Calls until the answer is not a coordinator's "not now" (or `timeoutMs` passed); answers the last response. */
 export async function untilSettled<T>(
   call: () => Promise<T>,
